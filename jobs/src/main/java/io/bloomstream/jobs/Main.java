@@ -1,0 +1,31 @@
+package io.bloomstream.jobs;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** Entry point of {@code bloomstream.jar}: dispatches to the subcommands. */
+@Command(
+        name = "bloomstream",
+        mixinStandardHelpOptions = true,
+        version = "bloomstream 0.1.0",
+        description = "Bloom filter tools and Flink jobs.",
+        subcommands = {PlanCommand.class})
+public final class Main implements Runnable {
+
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    /** Runs the command line and exits with its status. */
+    public static void main(String[] args) {
+        System.exit(run(args));
+    }
+
+    /** Runs the command line and returns its exit status (0 ok, 2 bad usage, 1 failure). */
+    public static int run(String... args) {
+        return new CommandLine(new Main()).execute(args);
+    }
+
+    @Override
+    public void run() {
+        throw new CommandLine.ParameterException(spec.commandLine(), "missing command");
+    }
+}

@@ -1,0 +1,98 @@
+package io.bloomstream.jobs;
+
+import io.bloomstream.filter.FilterSpec;
+import io.bloomstream.filter.Sizing;
+import java.io.PrintWriter;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code plan}: the sizing calculator. */
+@Command(
+        name = "plan",
+        mixinStandardHelpOptions = true,
+        description = "Prints bits, hashes, bytes, bits per item and the theoretical rate.")
+final class PlanCommand implements Callable<Integer> {
+
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Option(
+            names = "--expected-items",
+            required = true,
+            paramLabel = "N",
+            description = "Distinct items the filter must hold.")
+    long expectedItems;
+
+    @Option(
+            names = "--fpp",
+            required = true,
+            paramLabel = "P",
+            description = "Target false-positive rate, in (0, 1).")
+    double fpp;
+
+    @Option(
+            names = "--page-bits",
+            paramLabel = "B",
+            description =
+                    "Page size in bits (64..65536, power of two), 0 for classic, -1 for automatic"
+                            + " (default).")
+    int pageBits = FilterSpec.AUTO_PAGE_BITS;
+
+    @Override
+    public Integer call() {
+        FilterSpec filter;
+        try {
+            filter =
+                    FilterSpec.builder()
+                            .expectedItems(expectedItems)
+                            .fpp(fpp)
+                            .pageBits(pageBits)
+                            .build();
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+        }
+        long classicBits = Sizing.optimalBits(expectedItems, fpp);
+        PrintWriter out = spec.commandLine().getOut();
+        out.printf(Locale.ROOT, "expected items    %d%n", expectedItems);
+        out.printf(Locale.ROOT, "target fpp        %s%n", fpp);
+        out.printf(
+                Locale.ROOT,
+                "layout            %s%n",
+                filter.isClassic()
+                        ? "classic (one page)"
+                        : filter.pageBits() + "-bit pages x " + filter.pages());
+        out.printf(Locale.ROOT, "bits (m)          %d%n", filter.bits());
+        out.printf(Locale.ROOT, "hashes (k)        %d%n", filter.hashes());
+        out.printf(
+                Locale.ROOT,
+                "bytes             %d (%s)%n",
+                Sizing.bytes(filter.bits()),
+                human(Sizing.bytes(filter.bits())));
+        out.printf(
+                Locale.ROOT,
+                "bits per item     %.3f (classic formula %.3f, floor log2(1/p) %.3f)%n",
+                Sizing.bitsPerItem(filter.bits(), expectedItems),
+                Sizing.bitsPerItem(classicBits, expectedItems),
+                Sizing.lowerBoundBitsPerItem(fpp));
+        out.printf(
+                Locale.ROOT,
+                "theoretical fpp   %.4e at %d items%n",
+                filter.expectedFpp(expectedItems),
+                expectedItems);
+        out.flush();
+        return 0;
+    }
+
+    static String human(long bytes) {
+        String[] units = {"B", "KiB", "MiB", "GiB", "TiB"};
+        double v = bytes;
+        int u = 0;
+        while (v >= 1024 && u < units.length - 1) {
+            v /= 1024;
+            u++;
+        }
+        return String.format(Locale.ROOT, "%.2f %s", v, units[u]);
+    }
+}

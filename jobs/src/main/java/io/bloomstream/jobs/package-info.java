@@ -1,0 +1,2 @@
+/** Runnable jobs and command-line tools of bloomstream, packaged as one jar. */
+package io.bloomstream.jobs;

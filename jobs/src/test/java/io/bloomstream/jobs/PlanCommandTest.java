@@ -1,0 +1,56 @@
+package io.bloomstream.jobs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+/** Tests for {@link PlanCommand}. */
+class PlanCommandTest {
+
+    private final StringWriter out = new StringWriter();
+    private final StringWriter err = new StringWriter();
+
+    private int run(String... args) {
+        CommandLine cl = new CommandLine(new Main());
+        cl.setOut(new PrintWriter(out));
+        cl.setErr(new PrintWriter(err));
+        return cl.execute(args);
+    }
+
+    @Test
+    void printsSizingForOneMillionAtOnePercent() {
+        assertThat(run("plan", "--expected-items", "1000000", "--fpp", "0.01")).isZero();
+        assertThat(out.toString())
+                .contains("hashes (k)        6")
+                .contains("512-bit pages")
+                // classic formula -n ln p / (ln 2)^2 = 9.585 bits per item
+                .contains("classic formula 9.585")
+                .contains("floor log2(1/p) 6.644");
+    }
+
+    @Test
+    void classicLayoutOnRequest() {
+        assertThat(run("plan", "--expected-items", "1000", "--fpp", "0.01", "--page-bits", "0"))
+                .isZero();
+        assertThat(out.toString()).contains("classic (one page)").contains("hashes (k)        7");
+    }
+
+    @Test
+    void badFlagsExitNonZeroWithAClearMessage() {
+        assertThat(run("plan", "--expected-items", "0", "--fpp", "0.01")).isEqualTo(2);
+        assertThat(err.toString()).contains("expectedItems must be >= 1, was 0");
+        assertThat(run("plan", "--expected-items", "10", "--fpp", "2")).isEqualTo(2);
+        assertThat(err.toString()).contains("fpp must be in (0, 1), was 2.0");
+        assertThat(run("plan", "--fpp", "0.1")).isEqualTo(2);
+        assertThat(err.toString()).contains("--expected-items");
+    }
+
+    @Test
+    void missingCommandIsAnError() {
+        assertThat(run()).isEqualTo(2);
+        assertThat(err.toString()).contains("missing command");
+    }
+}

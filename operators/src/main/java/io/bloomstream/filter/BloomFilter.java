@@ -1,0 +1,163 @@
+package io.bloomstream.filter;
+
+import java.util.Objects;
+
+/**
+ * A Bloom filter in the paged layout of its {@link FilterSpec} (the classic layout when the spec
+ * says {@link FilterSpec#CLASSIC}). Storage is allocated lazily, 64 KiB at a time. Not thread-safe.
+ *
+ * <p>Past its expected items a filter keeps working, but its false-positive rate climbs: see {@link
+ * #expectedFpp()}; a {@link ScalableBloomFilter} grows instead.
+ */
+public final class BloomFilter implements MembershipFilter {
+
+    private final FilterSpec spec;
+    private final PagedWords words;
+    private long itemsAdded;
+
+    private BloomFilter(FilterSpec spec, PagedWords words, long itemsAdded) {
+        this.spec = spec;
+        this.words = words;
+        this.itemsAdded = itemsAdded;
+    }
+
+    /** An empty filter for n expected items at false-positive rate p, with the defaults. */
+    public static BloomFilter create(long expectedItems, double fpp) {
+        return create(FilterSpec.forItems(expectedItems, fpp));
+    }
+
+    /** An empty filter of the given shape. */
+    public static BloomFilter create(FilterSpec spec) {
+        Objects.requireNonNull(spec, "spec");
+        return new BloomFilter(spec, new PagedWords((spec.bits() + 63) >>> 6), 0);
+    }
+
+    static BloomFilter restore(FilterSpec spec, PagedWords words, long itemsAdded) {
+        return new BloomFilter(spec, words, itemsAdded);
+    }
+
+    /** The shape. */
+    public FilterSpec spec() {
+        return spec;
+    }
+
+    @Override
+    public Hasher hasher() {
+        return spec.hasher();
+    }
+
+    /**
+     * The number of adds that set at least one new bit: the items the filter took as new. It is at
+     * most the true number of distinct items added.
+     */
+    public long itemsAdded() {
+        return itemsAdded;
+    }
+
+    @Override
+    public void add(long h1, long h2) {
+        addIfAbsent(h1, h2);
+    }
+
+    @Override
+    public boolean mightContain(long h1, long h2) {
+        long base = spec.page(h1) * spec.bitsPerPage();
+        for (int i = 0, k = spec.hashes(); i < k; i++) {
+            long bit = base + spec.position(h1, h2, i);
+            if ((words.get(bit >>> 6) & (1L << bit)) == 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    @Override
+    public boolean addIfAbsent(long h1, long h2) {
+        long base = spec.page(h1) * spec.bitsPerPage();
+        boolean changed = false;
+        for (int i = 0, k = spec.hashes(); i < k; i++) {
+            long bit = base + spec.position(h1, h2, i);
+            changed |= words.setBit(bit >>> 6, (int) bit & 63);
+        }
+        if (changed) {
+            itemsAdded++;
+        }
+        return changed;
+    }
+
+    /** The number of set bits, X. */
+    public long bitCount() {
+        return words.bitCount();
+    }
+
+    /** X / m. */
+    public double fillRatio() {
+        return (double) bitCount() / spec.bits();
+    }
+
+    /**
+     * The false-positive rate now, from the fill: the probability that k positions in a page are
+     * all set, estimated as the fill ratio to the power k (exact for the classic layout, a close
+     * lower estimate for pages).
+     */
+    public double currentFpp() {
+        return Math.pow(fillRatio(), spec.hashes());
+    }
+
+    /** The theoretical rate at {@link #itemsAdded()} items under the layout's model. */
+    public double expectedFpp() {
+        return spec.expectedFpp(itemsAdded);
+    }
+
+    @Override
+    public Estimate estimate() {
+        return Estimate.of(bitCount(), spec);
+    }
+
+    /** Heap bytes held by the bit storage now. */
+    public long allocatedBytes() {
+        return words.allocatedBytes();
+    }
+
+    /** The number of pages with at least one bit set. */
+    public long nonEmptyPages() {
+        int pageWords = pageWords();
+        long count = 0;
+        for (long p = 0; p < spec.pages(); p++) {
+            if (!words.isZero(p * pageWords, pageWords)) {
+                count++;
+            }
+        }
+        return count;
+    }
+
+    int pageWords() {
+        return (int) Math.min(Integer.MAX_VALUE, (spec.bitsPerPage() + 63) >>> 6);
+    }
+
+    PagedWords words() {
+        return words;
+    }
+
+    /**
+     * A new filter holding every item of this one and of {@code other}: the bitwise OR.
+     *
+     * @throws IllegalArgumentException if the specs differ (naming the field)
+     */
+    public BloomFilter union(BloomFilter other) {
+        spec.checkCompatible(other.spec);
+        PagedWords merged = words.copy();
+        merged.or(other.words);
+        return new BloomFilter(spec, merged, itemsAdded + other.itemsAdded);
+    }
+
+    /** An independent copy. */
+    public BloomFilter copy() {
+        return new BloomFilter(spec, words.copy(), itemsAdded);
+    }
+
+    @Override
+    public String toString() {
+        return "BloomFilter{" + spec + ", itemsAdded=" + itemsAdded + "}";
+    }
+}

@@ -1,0 +1,208 @@
+package io.bloomstream.filter;
+
+import java.util.Objects;
+
+/**
+ * A counting Bloom filter (Fan, Cao, Almeida and Broder, "Summary cache", 2000) with 4-bit
+ * saturating counters in the paged layout of its {@link FilterSpec}: m counters, 4m bits of memory.
+ * It supports {@link #remove}.
+ *
+ * <p>Saturation: a counter stops at {@value #MAX_COUNT} and is never decremented again, so every
+ * counter is at least the number of added items that hit it, or saturated. Hence removing an item
+ * that was added can never make another added item test absent. Removing an item that was never
+ * added is refused when the filter can tell (one of its counters is zero); when it cannot (a false
+ * positive), the removal corrupts the counts like any counting filter: remove only what you added.
+ * Not thread-safe.
+ */
+public final class CountingBloomFilter implements MembershipFilter {
+
+    /** The largest counter value; a counter that reaches it is saturated. */
+    public static final int MAX_COUNT = 15;
+
+    private final FilterSpec spec;
+    private final PagedWords words;
+    private long itemsAdded;
+
+    private CountingBloomFilter(FilterSpec spec, PagedWords words, long itemsAdded) {
+        this.spec = spec;
+        this.words = words;
+        this.itemsAdded = itemsAdded;
+    }
+
+    /** An empty counting filter for n expected items at false-positive rate p. */
+    public static CountingBloomFilter create(long expectedItems, double fpp) {
+        return create(FilterSpec.forItems(expectedItems, fpp));
+    }
+
+    /** An empty counting filter of the given shape (m counters). */
+    public static CountingBloomFilter create(FilterSpec spec) {
+        Objects.requireNonNull(spec, "spec");
+        return new CountingBloomFilter(spec, new PagedWords(wordsFor(spec)), 0);
+    }
+
+    static long wordsFor(FilterSpec spec) {
+        return (spec.bits() + 15) >>> 4;
+    }
+
+    static CountingBloomFilter restore(FilterSpec spec, PagedWords words, long itemsAdded) {
+        return new CountingBloomFilter(spec, words, itemsAdded);
+    }
+
+    /** The shape. */
+    public FilterSpec spec() {
+        return spec;
+    }
+
+    @Override
+    public Hasher hasher() {
+        return spec.hasher();
+    }
+
+    /** Adds minus successful removes (saturating arithmetic aside). */
+    public long itemsAdded() {
+        return itemsAdded;
+    }
+
+    private int counter(long cell) {
+        return (int) (words.get(cell >>> 4) >>> ((cell & 15) << 2)) & 0xF;
+    }
+
+    private void setCounter(long cell, int value) {
+        long index = cell >>> 4;
+        int shift = (int) (cell & 15) << 2;
+        long w = words.get(index);
+        words.set(index, (w & ~(0xFL << shift)) | ((long) value << shift));
+    }
+
+    private long base(long h1) {
+        return spec.page(h1) * spec.bitsPerPage();
+    }
+
+    @Override
+    public void add(long h1, long h2) {
+        long base = base(h1);
+        for (int i = 0, k = spec.hashes(); i < k; i++) {
+            long cell = base + spec.position(h1, h2, i);
+            int c = counter(cell);
+            if (c < MAX_COUNT) {
+                setCounter(cell, c + 1);
+            }
+        }
+        itemsAdded++;
+    }
+
+    @Override
+    public boolean mightContain(long h1, long h2) {
+        long base = base(h1);
+        for (int i = 0, k = spec.hashes(); i < k; i++) {
+            if (counter(base + spec.position(h1, h2, i)) == 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    @Override
+    public boolean addIfAbsent(long h1, long h2) {
+        if (mightContain(h1, h2)) {
+            return false;
+        }
+        add(h1, h2);
+        return true;
+    }
+
+    /**
+     * Removes one occurrence of the item with this hash. Saturated counters stay saturated.
+     *
+     * @return false, changing nothing, if the item is certainly absent (a counter is zero)
+     */
+    public boolean remove(long h1, long h2) {
+        if (!mightContain(h1, h2)) {
+            return false;
+        }
+        long base = base(h1);
+        for (int i = 0, k = spec.hashes(); i < k; i++) {
+            long cell = base + spec.position(h1, h2, i);
+            int c = counter(cell);
+            if (c > 0 && c < MAX_COUNT) {
+                setCounter(cell, c - 1);
+            }
+        }
+        itemsAdded = Math.max(0, itemsAdded - 1);
+        return true;
+    }
+
+    /** See {@link #remove(long, long)}. */
+    public boolean remove(Hash128 hash) {
+        return remove(hash.h1(), hash.h2());
+    }
+
+    /** See {@link #remove(long, long)}. */
+    public boolean remove(String item) {
+        return remove(hasher().hash(Objects.requireNonNull(item, "item")));
+    }
+
+    /** See {@link #remove(long, long)}. */
+    public boolean remove(byte[] item) {
+        return remove(hasher().hash(Objects.requireNonNull(item, "item")));
+    }
+
+    /** See {@link #remove(long, long)}. */
+    public boolean remove(long item) {
+        return remove(hasher().hash(item));
+    }
+
+    /** The number of non-zero counters. */
+    public long nonZeroCounters() {
+        long total = 0;
+        for (long i = 0; i < words.words(); i++) {
+            long w = words.get(i);
+            // one bit per non-zero nibble
+            long nz = (w | (w >>> 1) | (w >>> 2) | (w >>> 3)) & 0x1111111111111111L;
+            total += Long.bitCount(nz);
+        }
+        return total;
+    }
+
+    /** The number of saturated counters. */
+    public long saturatedCounters() {
+        long total = 0;
+        for (long i = 0; i < words.words(); i++) {
+            long w = words.get(i);
+            long full = w & (w >>> 1) & (w >>> 2) & (w >>> 3) & 0x1111111111111111L;
+            total += Long.bitCount(full);
+        }
+        return total;
+    }
+
+    @Override
+    public Estimate estimate() {
+        return Estimate.of(nonZeroCounters(), spec);
+    }
+
+    /** A plain Bloom filter with a bit set wherever a counter is non-zero. */
+    public BloomFilter toBloomFilter() {
+        BloomFilter bloom = BloomFilter.create(spec);
+        PagedWords bits = bloom.words();
+        for (long cell = 0; cell < spec.bits(); cell++) {
+            if (counter(cell) != 0) {
+                bits.setBit(cell >>> 6, (int) cell & 63);
+            }
+        }
+        return BloomFilter.restore(spec, bits, itemsAdded);
+    }
+
+    PagedWords words() {
+        return words;
+    }
+
+    /** Heap bytes held by the counters now. */
+    public long allocatedBytes() {
+        return words.allocatedBytes();
+    }
+
+    @Override
+    public String toString() {
+        return "CountingBloomFilter{" + spec + ", itemsAdded=" + itemsAdded + "}";
+    }
+}

@@ -1,0 +1,147 @@
+package io.bloomstream.filter;
+
+/**
+ * A distinct-count estimate read from a filter's bits. For the classic layout it is the estimate of
+ * Swamidass and Baldi (2007), n = -(m/k) ln(1 - X/m) = m ln(m/m0) / k, for m cells, X of them set
+ * (m0 = m - X zero) and k hashes.
+ *
+ * <p>The paged layout needs a correction: the k positions of an item fall in one page of B cells,
+ * so they collide with each other with probability about k^2 / 2B (4% at k = 7, B = 512), and the
+ * classic formula would under-count by about (k - 1) / 2B (0.6%). With P pages, a cell stays zero
+ * under one item with probability 1 - q, q = (1 - (1 - 1/B)^k) / P, so E[m0/m] = (1 - q)^n and n =
+ * ln(m/m0) / -ln(1 - q); for one page (B = m) this is the classic estimate.
+ *
+ * <p>The standard error is the delta method on the exact variance of m0 (the occupancy variance of
+ * each page under a binomial page load, pages treated as independent, which slightly overstates
+ * it): se(n) = sd(m0) / (m0 * -ln(1 - q)). For the classic layout it reduces to the linear-counting
+ * error of Whang, Vander-Zanden and Taylor (1990), sqrt(m (e^t - t - 1)) / k.
+ *
+ * <p>The estimate is {@linkplain #valid() valid} while enough cells are still zero for the
+ * logarithm to mean something: at least {@link #MIN_ZERO_CELLS} zero cells and a relative standard
+ * error of at most {@link #MAX_RELATIVE_ERROR}. A full filter gives an invalid estimate whose value
+ * is the largest the filter can resolve, never an exception or infinity.
+ *
+ * @param estimate the estimated number of distinct items
+ * @param standardError one standard error of {@code estimate}
+ * @param setCells X, the number of set bits (non-zero counters)
+ * @param cells m
+ * @param hashes k
+ * @param valid whether the estimate can be trusted (see above)
+ */
+public record Estimate(
+        double estimate,
+        double standardError,
+        long setCells,
+        long cells,
+        int hashes,
+        boolean valid) {
+
+    /** Fewer zero cells than this make the estimate invalid. */
+    public static final long MIN_ZERO_CELLS = 16;
+
+    /** A relative standard error above this makes the estimate invalid. */
+    public static final double MAX_RELATIVE_ERROR = 0.1;
+
+    /** z for the default two-sided 99.7% interval of {@link #lower()} and {@link #upper()}. */
+    public static final double DEFAULT_Z = 3.0;
+
+    /** The estimate for a filter of the given spec with X set cells. */
+    public static Estimate of(long setCells, FilterSpec spec) {
+        return of(setCells, spec.bits(), spec.hashes(), spec.bitsPerPage());
+    }
+
+    /**
+     * The estimate for X set cells out of m, k hashes, pages of B cells (B = m: classic).
+     *
+     * @throws IllegalArgumentException unless 0 <= X <= m, k >= 1 and B divides m
+     */
+    public static Estimate of(long setCells, long cells, int hashes, long pageCells) {
+        if (cells < 1
+                || setCells < 0
+                || setCells > cells
+                || hashes < 1
+                || pageCells < 1
+                || cells % pageCells != 0) {
+            throw new IllegalArgumentException(
+                    "need 0 <= setCells <= cells, hashes >= 1 and pageCells dividing cells; was"
+                            + " setCells="
+                            + setCells
+                            + ", cells="
+                            + cells
+                            + ", hashes="
+                            + hashes
+                            + ", pageCells="
+                            + pageCells);
+        }
+        double pages = (double) cells / pageCells;
+        double b = pageCells;
+        // a: P(a given cell of the item's page stays zero under the item's k positions)
+        double logA = hashes * Math.log1p(-1 / b);
+        double q = -Math.expm1(logA) / pages;
+        double c = -Math.log1p(-q); // -ln(1 - q)
+        long zero = cells - setCells;
+        // With no zero cell left, report what half a zero cell would give: a finite value.
+        double zeroForLog = zero == 0 ? 0.5 : zero;
+        double n = Math.log(cells / zeroForLog) / c;
+        double se = Math.sqrt(zeroVariance(n, pages, b, hashes)) / (zeroForLog * c);
+        boolean valid = zero >= MIN_ZERO_CELLS && (n == 0 || se / n <= MAX_RELATIVE_ERROR);
+        return new Estimate(n, se, setCells, cells, hashes, valid);
+    }
+
+    /** Var(m0) after n items: pages independent, each with a Binomial(n, 1/P) load. */
+    private static double zeroVariance(double n, double pages, double b, int hashes) {
+        if (n == 0) {
+            return 0;
+        }
+        double oneMinusA = -Math.expm1(hashes * Math.log1p(-1 / b)); // 1 - (1 - 1/B)^k
+        double oneMinusB = b < 2 ? 1 : -Math.expm1(hashes * Math.log1p(-2 / b)); // 1-(1-2/B)^k
+        double ea = Math.exp(n * Math.log1p(-oneMinusA / pages)); // E[a^L]
+        double eb = Math.exp(n * Math.log1p(-oneMinusB / pages)); // E[b^L]
+        double perPage = b * ea + b * (b - 1) * eb - b * b * ea * ea;
+        return Math.max(0, pages * perPage);
+    }
+
+    /** The sum of independent estimates (the stages of a cascade, or shards). */
+    public static Estimate sum(Iterable<Estimate> parts) {
+        double n = 0;
+        double variance = 0;
+        long set = 0;
+        long cells = 0;
+        int hashes = 0;
+        boolean valid = true;
+        for (Estimate e : parts) {
+            n += e.estimate;
+            variance += e.standardError * e.standardError;
+            set += e.setCells;
+            cells += e.cells;
+            hashes = Math.max(hashes, e.hashes);
+            valid &= e.valid;
+        }
+        return new Estimate(n, Math.sqrt(variance), set, cells, hashes, valid);
+    }
+
+    /** The fraction of cells set, X / m. */
+    public double fillRatio() {
+        return cells == 0 ? 0 : (double) setCells / cells;
+    }
+
+    /** {@code estimate - z * standardError}, at least 0. */
+    public double lower(double z) {
+        return Math.max(0, estimate - z * standardError);
+    }
+
+    /** {@code estimate + z * standardError}. */
+    public double upper(double z) {
+        return estimate + z * standardError;
+    }
+
+    /** {@link #lower(double)} at {@link #DEFAULT_Z}. */
+    public double lower() {
+        return lower(DEFAULT_Z);
+    }
+
+    /** {@link #upper(double)} at {@link #DEFAULT_Z}. */
+    public double upper() {
+        return upper(DEFAULT_Z);
+    }
+}

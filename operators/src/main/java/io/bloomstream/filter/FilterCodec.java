@@ -1,0 +1,598 @@
+package io.bloomstream.filter;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.zip.CRC32C;
+import java.util.zip.CheckedOutputStream;
+
+/**
+ * The versioned binary format of whole filters and of single pages. Big-endian throughout.
+ *
+ * <pre>
+ * offset size field
+ *  0     4    magic       0x424C4F4D ("BLOM")
+ *  4     1    version     1
+ *  5     1    type        1 bloom, 2 counting, 3 scalable, 4 bloom page, 5 counting page
+ *  6     1    strategy    {@link HashStrategy#id()}
+ *  7     1    flags       0 (reserved)
+ *  8     8    seed        {@link Hasher#seed()} (a key check value for keyed strategies)
+ * 16     8    bits        m (counters for counting); 0 for scalable
+ * 24     4    hashes      k; 0 for scalable
+ * 28     4    pageBits    page size, 0 = classic
+ * 32     8    itemsAdded  items taken as new (for a page: the page index)
+ * 40     ...  body
+ * end-4  4    crc32c      CRC32C of every byte before it
+ * </pre>
+ *
+ * <p>Body of bloom and counting filters: one byte, 0 for dense then every word ({@code ceil(m/64)}
+ * words for bloom, {@code ceil(m/16)} for counting, 8 bytes each), or 1 for sparse then an int
+ * count of non-empty pages and, for each in increasing order, its int index and its words. Body of
+ * a scalable filter: initialCapacity (8), fpp (8, IEEE double), growth (4), tightening (8), stage
+ * count (4), then each stage as bits (8), hashes (4), itemsAdded (8) and a bloom body. Body of a
+ * page: its words.
+ *
+ * <p>Decoding checks every field before it allocates anything, and never allocates more than the
+ * declared input length can hold; any defect raises {@link FilterFormatException}. The format
+ * version and type ids never change meaning; a test locks them with golden files.
+ */
+public final class FilterCodec {
+
+    static final int MAGIC = 0x424C4F4D;
+    static final int VERSION = 1;
+    static final int TYPE_BLOOM = 1;
+    static final int TYPE_COUNTING = 2;
+    static final int TYPE_SCALABLE = 3;
+    static final int TYPE_BLOOM_PAGE = 4;
+    static final int TYPE_COUNTING_PAGE = 5;
+    static final int HEADER_BYTES = 40;
+    static final int TRAILER_BYTES = 4;
+
+    private static final int DENSE = 0;
+    private static final int SPARSE = 1;
+
+    private FilterCodec() {}
+
+    // ------------------------------------------------------------------ encoding
+
+    /** Encodes a filter. */
+    public static byte[] encode(MembershipFilter filter) {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        try {
+            write(filter, bytes);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return bytes.toByteArray();
+    }
+
+    /** Writes a filter to {@code out} (not closed). */
+    public static void write(MembershipFilter filter, OutputStream out) throws IOException {
+        Objects.requireNonNull(filter, "filter");
+        CRC32C crc = new CRC32C();
+        DataOutputStream data = new DataOutputStream(new CheckedOutputStream(out, crc));
+        if (filter instanceof BloomFilter) {
+            BloomFilter f = (BloomFilter) filter;
+            header(data, TYPE_BLOOM, f.spec(), f.itemsAdded());
+            body(data, f.spec(), f.words(), f.pageWords());
+        } else if (filter instanceof CountingBloomFilter) {
+            CountingBloomFilter f = (CountingBloomFilter) filter;
+            header(data, TYPE_COUNTING, f.spec(), f.itemsAdded());
+            body(data, f.spec(), f.words(), countingPageWords(f.spec()));
+        } else if (filter instanceof ScalableBloomFilter) {
+            writeScalable(data, (ScalableBloomFilter) filter);
+        } else {
+            throw new IllegalArgumentException(
+                    "no binary format for " + filter.getClass().getName());
+        }
+        data.flush();
+        new DataOutputStream(out).writeInt((int) crc.getValue());
+    }
+
+    /**
+     * Encodes one page of a filter (for state, deltas and transfers): its spec, index and words.
+     *
+     * @param counting whether the words are 4-bit counters
+     */
+    public static byte[] encodePage(
+            FilterSpec spec, boolean counting, long pageIndex, long[] words) {
+        if (pageIndex < 0 || pageIndex >= spec.pages()) {
+            throw new IllegalArgumentException(
+                    "pageIndex must be in [0, " + spec.pages() + "), was " + pageIndex);
+        }
+        int expected = counting ? countingPageWords(spec) : pageWords(spec);
+        if (words.length != expected) {
+            throw new IllegalArgumentException(
+                    "words.length must be " + expected + ", was " + words.length);
+        }
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        CRC32C crc = new CRC32C();
+        try {
+            DataOutputStream data = new DataOutputStream(new CheckedOutputStream(bytes, crc));
+            header(data, counting ? TYPE_COUNTING_PAGE : TYPE_BLOOM_PAGE, spec, pageIndex);
+            for (long w : words) {
+                data.writeLong(w);
+            }
+            data.flush();
+            new DataOutputStream(bytes).writeInt((int) crc.getValue());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return bytes.toByteArray();
+    }
+
+    private static void header(DataOutputStream out, int type, FilterSpec spec, long itemsAdded)
+            throws IOException {
+        header(out, type, spec.hasher(), spec.bits(), spec.hashes(), spec.pageBits(), itemsAdded);
+    }
+
+    private static void header(
+            DataOutputStream out,
+            int type,
+            Hasher hasher,
+            long bits,
+            int hashes,
+            int pageBits,
+            long itemsAdded)
+            throws IOException {
+        out.writeInt(MAGIC);
+        out.writeByte(VERSION);
+        out.writeByte(type);
+        out.writeByte(hasher.strategy().id());
+        out.writeByte(0);
+        out.writeLong(hasher.seed());
+        out.writeLong(bits);
+        out.writeInt(hashes);
+        out.writeInt(pageBits);
+        out.writeLong(itemsAdded);
+    }
+
+    private static void body(DataOutputStream out, FilterSpec spec, PagedWords words, int pageWords)
+            throws IOException {
+        long pages = spec.pages();
+        long nonEmpty = 0;
+        if (pages > 1) {
+            for (long p = 0; p < pages; p++) {
+                if (!words.isZero(p * pageWords, pageWords)) {
+                    nonEmpty++;
+                }
+            }
+        }
+        long denseBytes = words.words() * 8;
+        long sparseBytes = 4 + nonEmpty * (4 + 8L * pageWords);
+        if (pages > 1 && sparseBytes < denseBytes) {
+            out.writeByte(SPARSE);
+            out.writeInt((int) nonEmpty);
+            for (long p = 0; p < pages; p++) {
+                long from = p * pageWords;
+                if (!words.isZero(from, pageWords)) {
+                    out.writeInt((int) p);
+                    for (int i = 0; i < pageWords; i++) {
+                        out.writeLong(words.get(from + i));
+                    }
+                }
+            }
+        } else {
+            out.writeByte(DENSE);
+            for (long i = 0; i < words.words(); i++) {
+                out.writeLong(words.get(i));
+            }
+        }
+    }
+
+    private static void writeScalable(DataOutputStream out, ScalableBloomFilter f)
+            throws IOException {
+        header(out, TYPE_SCALABLE, f.hasher(), 0, 0, f.pageBits(), f.itemsAdded());
+        out.writeLong(f.initialCapacity());
+        out.writeDouble(f.fpp());
+        out.writeInt(f.growth());
+        out.writeDouble(f.tightening());
+        List<BloomFilter> stages = f.stages();
+        out.writeInt(stages.size());
+        for (BloomFilter s : stages) {
+            out.writeLong(s.spec().bits());
+            out.writeInt(s.spec().hashes());
+            out.writeInt(s.spec().pageBits());
+            out.writeLong(s.itemsAdded());
+            body(out, s.spec(), s.words(), s.pageWords());
+        }
+    }
+
+    static int pageWords(FilterSpec spec) {
+        return (int) Math.min(Integer.MAX_VALUE, (spec.bitsPerPage() + 63) >>> 6);
+    }
+
+    static int countingPageWords(FilterSpec spec) {
+        return (int) Math.min(Integer.MAX_VALUE, (spec.bitsPerPage() + 15) >>> 4);
+    }
+
+    // ------------------------------------------------------------------ decoding
+
+    /**
+     * Decodes a filter of an unkeyed strategy.
+     *
+     * @throws FilterFormatException if the bytes are not a valid filter
+     */
+    public static MembershipFilter decode(byte[] bytes) throws FilterFormatException {
+        return decode(bytes, null);
+    }
+
+    /**
+     * Decodes a filter, with {@code keyedHasher} supplying the key of a keyed strategy (its key
+     * check value must match the file's seed field); null for unkeyed filters.
+     *
+     * @throws FilterFormatException if the bytes are not a valid filter, or the key is missing or
+     *     wrong
+     */
+    public static MembershipFilter decode(byte[] bytes, Hasher keyedHasher)
+            throws FilterFormatException {
+        try {
+            return read(new ByteArrayInputStream(bytes), bytes.length, keyedHasher);
+        } catch (FilterFormatException e) {
+            throw e;
+        } catch (IOException e) {
+            throw new FilterFormatException("length", "unreadable input: " + e);
+        }
+    }
+
+    /**
+     * Reads one filter of exactly {@code length} bytes from {@code in} (not closed).
+     *
+     * @throws FilterFormatException if the bytes are not a valid filter
+     * @throws IOException if reading fails
+     */
+    public static MembershipFilter read(InputStream in, long length, Hasher keyedHasher)
+            throws IOException {
+        FormatReader r = new FormatReader(in, length);
+        Header h = readHeader(r, keyedHasher);
+        MembershipFilter filter;
+        switch (h.type) {
+            case TYPE_BLOOM:
+                {
+                    FilterSpec spec = h.spec();
+                    PagedWords words = readBody(r, spec, (spec.bits() + 63) >>> 6, pageWords(spec));
+                    checkUnusedBits(words, spec.bits(), 1);
+                    filter = BloomFilter.restore(spec, words, h.itemsAdded);
+                    break;
+                }
+            case TYPE_COUNTING:
+                {
+                    FilterSpec spec = h.spec();
+                    PagedWords words =
+                            readBody(
+                                    r,
+                                    spec,
+                                    CountingBloomFilter.wordsFor(spec),
+                                    countingPageWords(spec));
+                    checkUnusedBits(words, spec.bits(), 4);
+                    filter = CountingBloomFilter.restore(spec, words, h.itemsAdded);
+                    break;
+                }
+            case TYPE_SCALABLE:
+                filter = readScalable(r, h);
+                break;
+            default:
+                throw new FilterFormatException(
+                        "type", "a page (type " + h.type + ") is not a filter; use decodePage");
+        }
+        r.finish();
+        return filter;
+    }
+
+    /** A decoded page: its filter's spec, whether it holds counters, its index and words. */
+    public record Page(FilterSpec spec, boolean counting, long index, long[] words) {}
+
+    /**
+     * Decodes a page written by {@link #encodePage}.
+     *
+     * @throws FilterFormatException if the bytes are not a valid page
+     */
+    public static Page decodePage(byte[] bytes, Hasher keyedHasher) throws FilterFormatException {
+        try {
+            FormatReader r = new FormatReader(new ByteArrayInputStream(bytes), bytes.length);
+            Header h = readHeader(r, keyedHasher);
+            if (h.type != TYPE_BLOOM_PAGE && h.type != TYPE_COUNTING_PAGE) {
+                throw new FilterFormatException("type", "not a page: type " + h.type);
+            }
+            FilterSpec spec = h.spec();
+            long index = h.itemsAdded;
+            if (index < 0 || index >= spec.pages()) {
+                throw new FilterFormatException(
+                        "itemsAdded", "page index " + index + " outside [0, " + spec.pages() + ")");
+            }
+            boolean counting = h.type == TYPE_COUNTING_PAGE;
+            int n = counting ? countingPageWords(spec) : pageWords(spec);
+            r.require(8L * n, "body");
+            long[] words = new long[n];
+            for (int i = 0; i < n; i++) {
+                words[i] = r.readLong();
+            }
+            r.finish();
+            return new Page(spec, counting, index, words);
+        } catch (FilterFormatException e) {
+            throw e;
+        } catch (IOException e) {
+            throw new FilterFormatException("length", "unreadable input: " + e);
+        }
+    }
+
+    private static final class Header {
+        int type;
+        Hasher hasher;
+        long bits;
+        int hashes;
+        int pageBits;
+        long itemsAdded;
+
+        FilterSpec spec() throws FilterFormatException {
+            if (bits < 1 || bits > Sizing.MAX_BITS) {
+                throw new FilterFormatException("bits", "out of range: " + bits);
+            }
+            if (hashes < 1 || hashes > Sizing.MAX_HASHES) {
+                throw new FilterFormatException("hashes", "out of range: " + hashes);
+            }
+            try {
+                return FilterSpec.of(bits, hashes, pageBits, hasher);
+            } catch (IllegalArgumentException e) {
+                throw new FilterFormatException("pageBits", e.getMessage());
+            }
+        }
+    }
+
+    private static Header readHeader(FormatReader r, Hasher keyedHasher) throws IOException {
+        r.require(HEADER_BYTES, "length");
+        int magic = r.readInt();
+        if (magic != MAGIC) {
+            throw new FilterFormatException(
+                    "magic", String.format("expected 0x%08X, found 0x%08X", MAGIC, magic));
+        }
+        int version = r.readUnsignedByte();
+        if (version != VERSION) {
+            throw new FilterFormatException(
+                    "version", "unsupported format version " + version + " (this reads 1)");
+        }
+        Header h = new Header();
+        h.type = r.readUnsignedByte();
+        if (h.type < TYPE_BLOOM || h.type > TYPE_COUNTING_PAGE) {
+            throw new FilterFormatException("type", "unknown filter type " + h.type);
+        }
+        int strategyId = r.readUnsignedByte();
+        HashStrategy strategy;
+        try {
+            strategy = HashStrategy.fromId(strategyId);
+        } catch (IllegalArgumentException e) {
+            throw new FilterFormatException("strategy", "unknown hash strategy id " + strategyId);
+        }
+        int flags = r.readUnsignedByte();
+        if (flags != 0) {
+            throw new FilterFormatException("flags", "reserved flags set: " + flags);
+        }
+        long seed = r.readLong();
+        if (strategy.isKeyed()) {
+            if (keyedHasher == null || keyedHasher.strategy() != strategy) {
+                throw new FilterFormatException(
+                        "strategy", strategy + " is keyed: decode with its keyed Hasher");
+            }
+            if (keyedHasher.seed() != seed) {
+                throw new FilterFormatException(
+                        "seed", "the key check value does not match: wrong key");
+            }
+            h.hasher = keyedHasher;
+        } else {
+            h.hasher = Hasher.forUnkeyed(strategy, seed);
+        }
+        h.bits = r.readLong();
+        h.hashes = r.readInt();
+        h.pageBits = r.readInt();
+        h.itemsAdded = r.readLong();
+        if (h.itemsAdded < 0) {
+            throw new FilterFormatException("itemsAdded", "negative: " + h.itemsAdded);
+        }
+        return h;
+    }
+
+    private static PagedWords readBody(
+            FormatReader r, FilterSpec spec, long totalWords, int pageWords) throws IOException {
+        int encoding = r.readUnsignedByte();
+        if (encoding == DENSE) {
+            r.require(totalWords * 8, "bits");
+            PagedWords words = new PagedWords(totalWords);
+            for (long i = 0; i < totalWords; i++) {
+                long w = r.readLong();
+                if (w != 0) {
+                    words.set(i, w);
+                }
+            }
+            return words;
+        }
+        if (encoding != SPARSE || spec.pages() < 2) {
+            throw new FilterFormatException("body", "unknown encoding " + encoding);
+        }
+        int count = r.readInt();
+        if (count < 0 || count > spec.pages()) {
+            throw new FilterFormatException("body", "page count " + count + " out of range");
+        }
+        r.require(count * (4 + 8L * pageWords), "body");
+        PagedWords words = new PagedWords(totalWords);
+        long previous = -1;
+        for (int n = 0; n < count; n++) {
+            long page = r.readInt() & 0xFFFFFFFFL;
+            if (page <= previous || page >= spec.pages()) {
+                throw new FilterFormatException(
+                        "body", "page index " + page + " out of order or range");
+            }
+            previous = page;
+            for (int i = 0; i < pageWords; i++) {
+                words.set(page * pageWords + i, r.readLong());
+            }
+        }
+        return words;
+    }
+
+    /** Bits past m in the last word must be zero, or the filter was not written by us. */
+    private static void checkUnusedBits(PagedWords words, long cells, int bitsPerCell)
+            throws FilterFormatException {
+        long usedBits = cells * bitsPerCell;
+        int tail = (int) (usedBits & 63);
+        if (tail != 0 && (words.get(words.words() - 1) >>> tail) != 0) {
+            throw new FilterFormatException("bits", "bits set beyond m");
+        }
+    }
+
+    private static ScalableBloomFilter readScalable(FormatReader r, Header h) throws IOException {
+        if (h.bits != 0 || h.hashes != 0) {
+            throw new FilterFormatException("bits", "a scalable filter has bits = hashes = 0");
+        }
+        r.require(8 + 8 + 4 + 8 + 4, "body");
+        long initialCapacity = r.readLong();
+        double fpp = r.readDouble();
+        int growth = r.readInt();
+        double tightening = r.readDouble();
+        int stageCount = r.readInt();
+        if (stageCount < 0 || stageCount > ScalableBloomFilter.MAX_STAGES) {
+            throw new FilterFormatException("body", "stage count " + stageCount + " out of range");
+        }
+        ScalableBloomFilter shape;
+        try {
+            shape =
+                    ScalableBloomFilter.create(
+                            initialCapacity, fpp, growth, tightening, h.pageBits, h.hasher);
+        } catch (IllegalArgumentException e) {
+            throw new FilterFormatException("body", e.getMessage());
+        }
+        int cascadePageBits = h.pageBits;
+        List<BloomFilter> stages = new ArrayList<>(stageCount);
+        long total = 0;
+        for (int i = 0; i < stageCount; i++) {
+            r.require(8 + 4 + 4 + 8 + 1, "body");
+            h.bits = r.readLong();
+            h.hashes = r.readInt();
+            h.pageBits = r.readInt();
+            long itemsAdded = r.readLong();
+            FilterSpec spec = h.spec();
+            FilterSpec expected;
+            try {
+                expected = shape.stageSpec(i);
+                spec.checkCompatible(expected);
+            } catch (IllegalArgumentException | IllegalStateException e) {
+                throw new FilterFormatException("body", "stage " + i + ": " + e.getMessage());
+            }
+            if (itemsAdded < 0) {
+                throw new FilterFormatException("itemsAdded", "stage " + i + ": negative");
+            }
+            PagedWords words = readBody(r, spec, (spec.bits() + 63) >>> 6, pageWords(spec));
+            checkUnusedBits(words, spec.bits(), 1);
+            stages.add(BloomFilter.restore(spec, words, itemsAdded));
+            total += itemsAdded;
+        }
+        if (total != h.itemsAdded) {
+            throw new FilterFormatException(
+                    "itemsAdded", "header says " + h.itemsAdded + ", stages sum to " + total);
+        }
+        return ScalableBloomFilter.restore(
+                initialCapacity, fpp, growth, tightening, cascadePageBits, h.hasher, stages);
+    }
+
+    /** Reads big-endian fields, tracks what is left of the declared length, checks the CRC. */
+    private static final class FormatReader {
+        private final InputStream in;
+        private final CRC32C crc = new CRC32C();
+        private long remaining; // bytes left before the trailer
+        private final byte[] buf = new byte[8];
+
+        FormatReader(InputStream in, long length) {
+            this.in = in;
+            this.remaining = length - TRAILER_BYTES;
+        }
+
+        /** Fails unless at least {@code bytes} remain before the trailer. */
+        void require(long bytes, String field) throws FilterFormatException {
+            if (bytes < 0 || bytes > remaining) {
+                throw new FilterFormatException(
+                        field,
+                        "needs "
+                                + bytes
+                                + " more bytes but the input has "
+                                + Math.max(0, remaining)
+                                + ": truncated or corrupt");
+            }
+        }
+
+        private void fill(int n) throws IOException {
+            require(n, "length");
+            int off = 0;
+            while (off < n) {
+                int got = in.read(buf, off, n - off);
+                if (got < 0) {
+                    throw new FilterFormatException("length", "unexpected end of input");
+                }
+                off += got;
+            }
+            crc.update(buf, 0, n);
+            remaining -= n;
+        }
+
+        int readUnsignedByte() throws IOException {
+            fill(1);
+            return buf[0] & 0xFF;
+        }
+
+        int readInt() throws IOException {
+            fill(4);
+            return ((buf[0] & 0xFF) << 24)
+                    | ((buf[1] & 0xFF) << 16)
+                    | ((buf[2] & 0xFF) << 8)
+                    | (buf[3] & 0xFF);
+        }
+
+        long readLong() throws IOException {
+            fill(8);
+            long v = 0;
+            for (int i = 0; i < 8; i++) {
+                v = (v << 8) | (buf[i] & 0xFF);
+            }
+            return v;
+        }
+
+        double readDouble() throws IOException {
+            return Double.longBitsToDouble(readLong());
+        }
+
+        /** Checks that nothing is left but the trailer, and that the trailer matches. */
+        void finish() throws IOException {
+            if (remaining != 0) {
+                throw new FilterFormatException(
+                        "length", remaining + " unexpected bytes after the body");
+            }
+            int expected = (int) crc.getValue();
+            int off = 0;
+            while (off < 4) {
+                int got = in.read(buf, off, 4 - off);
+                if (got < 0) {
+                    throw new FilterFormatException("crc32c", "missing checksum");
+                }
+                off += got;
+            }
+            int found =
+                    ((buf[0] & 0xFF) << 24)
+                            | ((buf[1] & 0xFF) << 16)
+                            | ((buf[2] & 0xFF) << 8)
+                            | (buf[3] & 0xFF);
+            if (found != expected) {
+                throw new FilterFormatException(
+                        "crc32c",
+                        String.format(
+                                "checksum mismatch (stored %08x, computed %08x): the data is"
+                                        + " corrupt",
+                                found, expected));
+            }
+        }
+    }
+}

@@ -1,0 +1,144 @@
+package io.bloomstream.filter;
+
+import com.dynatrace.hash4j.hashing.HashValue128;
+import com.dynatrace.hash4j.hashing.Hasher128;
+import com.dynatrace.hash4j.hashing.Hashing;
+import java.nio.charset.StandardCharsets;
+import java.util.Objects;
+
+/**
+ * A seeded (or keyed) 128-bit hash of items: a {@link HashStrategy} together with its seed or key.
+ * Immutable and thread-safe. Two filters can only be merged or compared when their hashers are
+ * {@linkplain #equals equal}.
+ *
+ * <p>Strings hash as their UTF-8 bytes and longs as their 8 little-endian bytes.
+ */
+public final class Hasher {
+
+    /**
+     * The seed of {@link #defaultHasher()}: a fixed value, so filters can be merged and restored.
+     */
+    public static final long DEFAULT_SEED = 0x626c6f6f6d737472L; // "bloomstr"
+
+    private static final byte[] KEY_CHECK_INPUT =
+            "bloomstream key check".getBytes(StandardCharsets.US_ASCII);
+
+    private static final Hasher DEFAULT = xxh3(DEFAULT_SEED);
+
+    private final HashStrategy strategy;
+    private final long seed;
+    private final long k0;
+    private final long k1;
+    private final Hasher128 xxh3;
+
+    private Hasher(HashStrategy strategy, long seed, long k0, long k1) {
+        this.strategy = strategy;
+        this.seed = seed;
+        this.k0 = k0;
+        this.k1 = k1;
+        this.xxh3 = strategy == HashStrategy.XXH3_128 ? Hashing.xxh3_128(seed) : null;
+    }
+
+    /** XXH3-128 with {@link #DEFAULT_SEED}. */
+    public static Hasher defaultHasher() {
+        return DEFAULT;
+    }
+
+    /** XXH3-128 with the given seed. */
+    public static Hasher xxh3(long seed) {
+        return new Hasher(HashStrategy.XXH3_128, seed, 0, 0);
+    }
+
+    /**
+     * SipHash-2-4 (128-bit output) under the secret key (k0, k1): the first and second 8 bytes of a
+     * 16-byte key, read little-endian. Keep the key secret; see {@link HashStrategy#SIPHASH_2_4}
+     * for when to use it.
+     */
+    public static Hasher sipHash24(long k0, long k1) {
+        long check = SipHash24.hash128(k0, k1, KEY_CHECK_INPUT, 0, KEY_CHECK_INPUT.length).h1();
+        return new Hasher(HashStrategy.SIPHASH_2_4, check, k0, k1);
+    }
+
+    /**
+     * Creates the hasher for a strategy id and seed read from the binary format. Keyed strategies
+     * cannot be created this way, since the format does not carry their key.
+     *
+     * @throws IllegalArgumentException if the strategy is unknown or keyed
+     */
+    static Hasher forUnkeyed(HashStrategy strategy, long seed) {
+        if (strategy.isKeyed()) {
+            throw new IllegalArgumentException(
+                    "strategy " + strategy + " is keyed: supply the hasher with its key");
+        }
+        return xxh3(seed);
+    }
+
+    /** The strategy. */
+    public HashStrategy strategy() {
+        return strategy;
+    }
+
+    /**
+     * The 64-bit value that the binary format stores in its seed field: the seed for unkeyed
+     * strategies, and for keyed ones a key check value (a hash of a fixed input under the key),
+     * which identifies the key without revealing it.
+     */
+    public long seed() {
+        return seed;
+    }
+
+    /** Hashes {@code data[off, off+len)}. */
+    public Hash128 hash(byte[] data, int off, int len) {
+        Objects.checkFromIndexSize(off, len, data.length);
+        if (xxh3 != null) {
+            return of(xxh3.hashBytesTo128Bits(data, off, len));
+        }
+        return SipHash24.hash128(k0, k1, data, off, len);
+    }
+
+    /** Hashes all of {@code data}. */
+    public Hash128 hash(byte[] data) {
+        return hash(data, 0, data.length);
+    }
+
+    /** Hashes the UTF-8 bytes of {@code s}. */
+    public Hash128 hash(String s) {
+        return hash(s.getBytes(StandardCharsets.UTF_8));
+    }
+
+    /** Hashes the 8 little-endian bytes of {@code value}. */
+    public Hash128 hash(long value) {
+        if (xxh3 != null) {
+            byte[] b = new byte[Long.BYTES];
+            LittleEndian.putLong(b, 0, value);
+            return of(xxh3.hashBytesTo128Bits(b, 0, Long.BYTES));
+        }
+        return SipHash24.hash128(k0, k1, value);
+    }
+
+    private static Hash128 of(HashValue128 v) {
+        return new Hash128(v.getMostSignificantBits(), v.getLeastSignificantBits());
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        if (!(o instanceof Hasher)) {
+            return false;
+        }
+        Hasher other = (Hasher) o;
+        return strategy == other.strategy && seed == other.seed && k0 == other.k0 && k1 == other.k1;
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(strategy, seed);
+    }
+
+    /** Names the strategy and seed (never a secret key). */
+    @Override
+    public String toString() {
+        return strategy.isKeyed()
+                ? strategy + "(keyCheck=" + Long.toHexString(seed) + ")"
+                : strategy + "(seed=" + Long.toHexString(seed) + ")";
+    }
+}

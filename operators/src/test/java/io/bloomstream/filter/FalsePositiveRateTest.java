@@ -1,0 +1,93 @@
+package io.bloomstream.filter;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.stream.Stream;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Measured false-positive rates against the layout's model, over at least 10^6 negative probes.
+ * Members are the longs [0, n) and probes [2^40, 2^40 + probes): disjoint, so every positive probe
+ * is a false positive. The count must lie within {@link Binomial#Z} sigma of probes times the
+ * model's rate.
+ */
+class FalsePositiveRateTest {
+
+    private static final long PROBE_BASE = 1L << 40;
+
+    static Stream<Arguments> targets() {
+        return Stream.of(
+                Arguments.of(0.01, FilterSpec.CLASSIC, 100_000, 1_000_000),
+                Arguments.of(0.01, FilterSpec.DEFAULT_PAGE_BITS, 100_000, 1_000_000),
+                Arguments.of(0.01, 64, 100_000, 1_000_000),
+                Arguments.of(0.001, FilterSpec.CLASSIC, 100_000, 2_000_000),
+                Arguments.of(0.001, FilterSpec.DEFAULT_PAGE_BITS, 100_000, 2_000_000),
+                Arguments.of(0.0001, FilterSpec.CLASSIC, 50_000, 4_000_000),
+                Arguments.of(0.0001, FilterSpec.DEFAULT_PAGE_BITS, 50_000, 4_000_000),
+                Arguments.of(0.0001, 2048, 50_000, 4_000_000));
+    }
+
+    @ParameterizedTest(name = "p={0} pageBits={1}")
+    @MethodSource("targets")
+    void measuredRateMatchesTheModelAndTheTarget(double fpp, int pageBits, int n, int probes) {
+        FilterSpec spec =
+                FilterSpec.builder()
+                        .expectedItems(n)
+                        .fpp(fpp)
+                        .pageBits(pageBits)
+                        .hasher(Hasher.xxh3(1234))
+                        .build();
+        double model = spec.expectedFpp(n);
+        assertThat(model).isLessThanOrEqualTo(fpp * 1.0001); // classic k rounding aside
+        long falsePositives = measure(spec, n, probes);
+        assertThat(Binomial.within(falsePositives, probes, model))
+                .as(
+                        "%d false positives in %d probes, model %.3e (+-%.0f)",
+                        falsePositives, probes, model, Binomial.halfWidth(probes, model))
+                .isTrue();
+        assertThat(Binomial.atMost(falsePositives, probes, fpp)).isTrue();
+    }
+
+    @ParameterizedTest(name = "pageBits={0}")
+    @MethodSource("tablePointLayouts")
+    void classicTablePointTwentyBitsTenHashes(int pageBits) {
+        // m/n = 20, k = 10: classic theory (1 - e^-0.5)^10 = 8.89e-5.
+        int n = 100_000;
+        FilterSpec spec =
+                FilterSpec.builder()
+                        .bits(20L * n)
+                        .hashes(10)
+                        .pageBits(pageBits)
+                        .hasher(Hasher.xxh3(99))
+                        .build();
+        double model = spec.expectedFpp(n);
+        if (pageBits == FilterSpec.CLASSIC) {
+            assertThat(model).isCloseTo(8.89e-5, org.assertj.core.api.Assertions.within(5e-8));
+        }
+        int probes = 4_000_000;
+        long falsePositives = measure(spec, n, probes);
+        assertThat(Binomial.within(falsePositives, probes, model))
+                .as("%d false positives, model %.3e", falsePositives, model)
+                .isTrue();
+    }
+
+    static Stream<Integer> tablePointLayouts() {
+        return Stream.of(FilterSpec.CLASSIC, FilterSpec.DEFAULT_PAGE_BITS);
+    }
+
+    private static long measure(FilterSpec spec, int n, int probes) {
+        BloomFilter filter = BloomFilter.create(spec);
+        for (long i = 0; i < n; i++) {
+            filter.add(i);
+        }
+        long falsePositives = 0;
+        for (long i = 0; i < probes; i++) {
+            if (filter.mightContain(PROBE_BASE + i)) {
+                falsePositives++;
+            }
+        }
+        return falsePositives;
+    }
+}

@@ -1,0 +1,115 @@
+package io.bloomstream.filter;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.fail;
+
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Truncated, corrupted and hostile inputs only ever raise {@link FilterFormatException}: never
+ * another exception, never an out-of-memory allocation, never a wrong filter.
+ */
+class FilterCodecCorruptionTest {
+
+    private static byte[][] samples() {
+        return GoldenFilters.all().entrySet().stream()
+                .filter(e -> !e.getKey().contains("siphash"))
+                .map(e -> FilterCodec.encode(e.getValue()))
+                .toArray(byte[][]::new);
+    }
+
+    private static void expectFormatError(byte[] input, String what) {
+        try {
+            FilterCodec.decode(input);
+            fail("decoded a %s input of %d bytes", what, input.length);
+        } catch (FilterFormatException expected) {
+            assertThat(expected.field()).isNotBlank();
+        } catch (RuntimeException | Error e) {
+            throw new AssertionError(what + " input raised " + e, e);
+        }
+    }
+
+    @Test
+    void everyTruncationIsRejected() {
+        int checked = 0;
+        for (byte[] full : samples()) {
+            int step = Math.max(1, full.length / 1500);
+            for (int len = 0; len < full.length; len += (len < 64 ? 1 : step)) {
+                expectFormatError(Arrays.copyOf(full, len), "truncated");
+                checked++;
+            }
+        }
+        assertThat(checked).isGreaterThan(3000);
+    }
+
+    @Test
+    void randomBitFlipsAreRejected() {
+        SplittableRandom random = new SplittableRandom(2024);
+        int checked = 0;
+        for (byte[] full : samples()) {
+            for (int i = 0; i < 1000; i++) {
+                byte[] copy = full.clone();
+                int flips = 1 + random.nextInt(3);
+                for (int f = 0; f < flips; f++) {
+                    int bit = random.nextInt(copy.length * 8);
+                    copy[bit >>> 3] ^= (byte) (1 << (bit & 7));
+                }
+                // CRC32C detects every error of up to 3 bits in inputs this short (its Hamming
+                // distance is at least 4 below 2^31 bits), so each flip must be caught.
+                expectFormatError(copy, "bit-flipped");
+                checked++;
+            }
+        }
+        assertThat(checked).isEqualTo(5000);
+    }
+
+    @Test
+    void appendedGarbageIsRejected() {
+        for (byte[] full : samples()) {
+            byte[] longer = Arrays.copyOf(full, full.length + 8);
+            expectFormatError(longer, "padded");
+        }
+    }
+
+    @Test
+    void hugeLengthFieldsAllocateNothing() {
+        // A valid-looking header that declares 2^39 bits (64 GiB) in a 45-byte input.
+        ByteBuffer b = ByteBuffer.allocate(45);
+        b.putInt(FilterCodec.MAGIC).put((byte) 1).put((byte) 1).put((byte) 1).put((byte) 0);
+        b.putLong(0).putLong(1L << 39).putInt(7).putInt(512).putLong(0).put((byte) 0);
+        assertThatThrownBy(() -> FilterCodec.decode(b.array()))
+                .isInstanceOf(FilterFormatException.class)
+                .extracting(e -> ((FilterFormatException) e).field())
+                .isEqualTo("bits");
+    }
+
+    @Test
+    void guavaStyleSixByteHeaderIsRejected() {
+        // The header that makes Guava's BloomFilter.readFrom throw OutOfMemoryError.
+        byte[] six = {0x01, 0x01, 0x7F, (byte) 0xFF, (byte) 0xFF, (byte) 0xFF};
+        expectFormatError(six, "six-byte");
+    }
+
+    @Test
+    void eachHeaderFieldIsNamed() {
+        byte[] good = FilterCodec.encode(GoldenFilters.all().get("bloom-classic-v1.bin"));
+        assertField(good, 0, "magic");
+        assertField(good, 4, "version");
+        assertField(good, 5, "type");
+        assertField(good, 6, "strategy");
+        assertField(good, 7, "flags");
+    }
+
+    private static void assertField(byte[] good, int offset, String field) {
+        byte[] bad = good.clone();
+        bad[offset] = (byte) 0x7E;
+        assertThatThrownBy(() -> FilterCodec.decode(bad))
+                .isInstanceOf(FilterFormatException.class)
+                .extracting(e -> ((FilterFormatException) e).field())
+                .isEqualTo(field);
+    }
+}
