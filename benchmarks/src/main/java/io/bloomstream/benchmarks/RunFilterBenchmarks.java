@@ -1,0 +1,96 @@
+package io.bloomstream.benchmarks;
+
+import io.bloomstream.filter.FilterSpec;
+import io.bloomstream.filter.Sizing;
+import java.util.Collection;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import org.openjdk.jmh.results.RunResult;
+import org.openjdk.jmh.runner.Runner;
+import org.openjdk.jmh.runner.RunnerException;
+import org.openjdk.jmh.runner.options.Options;
+import org.openjdk.jmh.runner.options.OptionsBuilder;
+
+/**
+ * Runs {@link FilterBenchmark} and prints ns/op with the ratios against Guava and against the
+ * memory floor measured in the same run, plus bits per item against the classic formula.
+ */
+public final class RunFilterBenchmarks {
+
+    private RunFilterBenchmarks() {}
+
+    public static void main(String[] args) throws RunnerException {
+        int forks = Integer.getInteger("forks", 1);
+        int iterations = Integer.getInteger("iterations", 5);
+        Options options =
+                new OptionsBuilder()
+                        .include(FilterBenchmark.class.getSimpleName())
+                        .forks(forks)
+                        .warmupIterations(3)
+                        .warmupTime(org.openjdk.jmh.runner.options.TimeValue.seconds(1))
+                        .measurementIterations(iterations)
+                        .measurementTime(org.openjdk.jmh.runner.options.TimeValue.seconds(1))
+                        .jvmArgsAppend("-Xmx3g", "-XX:+UseParallelGC")
+                        .build();
+        Collection<RunResult> results = new Runner(options).run();
+        Map<String, Map<String, double[]>> byItems = new TreeMap<>();
+        for (RunResult r : results) {
+            String items = r.getParams().getParam("items");
+            String name = r.getParams().getBenchmark();
+            name = name.substring(name.lastIndexOf('.') + 1);
+            byItems.computeIfAbsent(items, k -> new TreeMap<>())
+                    .put(
+                            name,
+                            new double[] {
+                                r.getPrimaryResult().getScore(),
+                                r.getPrimaryResult().getScoreError()
+                            });
+        }
+        System.out.println();
+        System.out.println("## FilterBenchmark (ns/op, 99.9% error; ratios in the same run)");
+        for (Map.Entry<String, Map<String, double[]>> e : byItems.entrySet()) {
+            long n = Long.parseLong(e.getKey());
+            Map<String, double[]> m = e.getValue();
+            System.out.printf(Locale.ROOT, "%nitems = %,d at p = 1%%%n", n);
+            for (Map.Entry<String, double[]> b : m.entrySet()) {
+                System.out.printf(
+                        Locale.ROOT,
+                        "  %-26s %8.2f +- %.2f%n",
+                        b.getKey(),
+                        b.getValue()[0],
+                        b.getValue()[1]);
+            }
+            ratio(
+                    m,
+                    "guavaMightContainMember",
+                    "oursMightContainMember",
+                    "Guava/ours mightContain (member), throughput ratio");
+            ratio(
+                    m,
+                    "guavaMightContainAbsent",
+                    "oursMightContainAbsent",
+                    "Guava/ours mightContain (absent), throughput ratio");
+            ratio(m, "guavaAdd", "oursAdd", "Guava/ours add, throughput ratio");
+            ratio(
+                    m,
+                    "oursMightContainMember",
+                    "floorRandomRead",
+                    "ours mightContain (member) / memory floor, time ratio");
+            ratio(m, "oursAdd", "floorRandomRead", "ours add / memory floor, time ratio");
+            FilterSpec spec = FilterSpec.forItems(n, FilterBenchmark.FPP);
+            System.out.printf(
+                    Locale.ROOT,
+                    "  bits per item %.3f vs classic formula %.3f: %.3fx%n",
+                    Sizing.bitsPerItem(spec.bits(), n),
+                    Sizing.bitsPerItem(Sizing.optimalBits(n, FilterBenchmark.FPP), n),
+                    (double) spec.bits() / Sizing.optimalBits(n, FilterBenchmark.FPP));
+        }
+    }
+
+    private static void ratio(Map<String, double[]> m, String num, String den, String label) {
+        if (m.containsKey(num) && m.containsKey(den)) {
+            System.out.printf(Locale.ROOT, "  %s: %.2fx%n", label, m.get(num)[0] / m.get(den)[0]);
+        }
+    }
+}

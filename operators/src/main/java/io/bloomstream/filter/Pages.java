@@ -1,0 +1,54 @@
+package io.bloomstream.filter;
+
+/**
+ * Bloom operations on one page held as its own {@code long[]}: what a Flink operator does with a
+ * page it read from state. The page of an item is {@link FilterSpec#page(long)}; its words are
+ * {@link #words(FilterSpec)} longs.
+ */
+public final class Pages {
+
+    private Pages() {}
+
+    /** The number of 64-bit words in one page of {@code spec}. */
+    public static int words(FilterSpec spec) {
+        long w = (spec.bitsPerPage() + 63) >>> 6;
+        if (w > Integer.MAX_VALUE - 8) {
+            throw new IllegalArgumentException(
+                    "a page of " + spec.bitsPerPage() + " bits does not fit one long[]");
+        }
+        return (int) w;
+    }
+
+    /** Whether all k bits of the item (h1, h2) are set in its page {@code words}. */
+    public static boolean mightContain(FilterSpec spec, long[] words, long h1, long h2) {
+        for (int i = 0, k = spec.hashes(); i < k; i++) {
+            long bit = spec.position(h1, h2, i);
+            if ((words[(int) (bit >>> 6)] & (1L << bit)) == 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Sets the k bits of the item (h1, h2) in its page; returns whether any bit was clear. */
+    public static boolean add(FilterSpec spec, long[] words, long h1, long h2) {
+        boolean changed = false;
+        for (int i = 0, k = spec.hashes(); i < k; i++) {
+            long bit = spec.position(h1, h2, i);
+            int w = (int) (bit >>> 6);
+            long mask = 1L << bit;
+            changed |= (words[w] & mask) == 0;
+            words[w] |= mask;
+        }
+        return changed;
+    }
+
+    /** The number of set bits in a page. */
+    public static int bitCount(long[] words) {
+        int total = 0;
+        for (long w : words) {
+            total += Long.bitCount(w);
+        }
+        return total;
+    }
+}

@@ -1,0 +1,114 @@
+package io.bloomstream.flink;
+
+import io.bloomstream.filter.Hash128;
+import java.util.Objects;
+import org.apache.flink.annotation.PublicEvolving;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.java.functions.KeySelector;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.KeyedStream;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+import org.apache.flink.util.OutputTag;
+
+/**
+ * Drops duplicate events with Bloom filters in Flink managed keyed state.
+ *
+ * <pre>{@code
+ * DedupConfig config = DedupConfig.builder().expectedItems(10_000_000).fpp(0.001).build();
+ * // one filter per user: drop repeated event ids of the same user
+ * SingleOutputStreamOperator<Event> firsts =
+ *         BloomDedup.perKey(events.keyBy(Event::userId), IdSelector.ofString(Event::id), config);
+ * // one logical filter for the whole stream, sharded over all subtasks
+ * SingleOutputStreamOperator<Event> unique =
+ *         BloomDedup.global(events, IdSelector.ofString(Event::id), config);
+ * DataStream<Event> bad = unique.getSideOutput(BloomDedup.rejectedTag(events.getType()));
+ * }</pre>
+ *
+ * <p>A first occurrence is dropped only when the filter falsely reports it seen, with at most the
+ * configured rate; a duplicate is never passed while its id is remembered. The operator has uid and
+ * name {@code bloom-dedup} unless given others with {@code .uid(...)} on the result.
+ */
+@PublicEvolving
+public final class BloomDedup {
+
+    /** The default operator uid and name. */
+    public static final String DEFAULT_UID = "bloom-dedup";
+
+    private static final String DUPLICATES_ID = "bloom-dedup-duplicates";
+    private static final String REJECTED_ID = "bloom-dedup-rejected";
+
+    private BloomDedup() {}
+
+    /** The side output of duplicates (when {@link DedupConfig#emitDuplicates()} is set). */
+    public static <T> OutputTag<T> duplicatesTag(TypeInformation<T> type) {
+        return new OutputTag<>(DUPLICATES_ID, type);
+    }
+
+    /** The side output of events without a usable id (or timestamp, under event time). */
+    public static <T> OutputTag<T> rejectedTag(TypeInformation<T> type) {
+        return new OutputTag<>(REJECTED_ID, type);
+    }
+
+    /**
+     * One filter per key of {@code stream}, sized for {@link DedupConfig#expectedItems()} ids per
+     * key.
+     */
+    public static <T, K> SingleOutputStreamOperator<T> perKey(
+            KeyedStream<T, K> stream, IdSelector<T> id, DedupConfig config) {
+        Objects.requireNonNull(stream, "stream");
+        return stream.process(function(stream.getType(), id, config, config.expectedItems()))
+                .returns(stream.getType())
+                .name(DEFAULT_UID)
+                .uid(DEFAULT_UID);
+    }
+
+    /**
+     * One logical filter over the whole stream: ids are sharded by hash into {@link
+     * DedupConfig#shards()} virtual keys, each with a filter for expectedItems / shards ids, so the
+     * filter spreads over all parallel instances and rescales with Flink's key groups. Keep the
+     * shard count when restoring from a savepoint.
+     */
+    public static <T> SingleOutputStreamOperator<T> global(
+            DataStream<T> stream, IdSelector<T> id, DedupConfig config) {
+        Objects.requireNonNull(stream, "stream");
+        long perShard =
+                Math.max(1, (config.expectedItems() + config.shards() - 1) / config.shards());
+        KeyedStream<T, Integer> keyed = stream.keyBy(new ShardSelector<>(id, config), Types.INT);
+        return keyed.process(function(stream.getType(), id, config, perShard))
+                .returns(stream.getType())
+                .name(DEFAULT_UID)
+                .uid(DEFAULT_UID);
+    }
+
+    private static <K, T> BloomDedupFunction<K, T> function(
+            TypeInformation<T> type, IdSelector<T> id, DedupConfig config, long itemsPerKey) {
+        return new BloomDedupFunction<>(
+                id, config, itemsPerKey, duplicatesTag(type), rejectedTag(type));
+    }
+
+    /**
+     * The shard of an event: the top bits of the second hash half, independent of the page (chosen
+     * by the first half). Events without an id go to shard 0, where they are rejected.
+     */
+    static final class ShardSelector<T> implements KeySelector<T, Integer> {
+        private static final long serialVersionUID = 1L;
+        private final IdSelector<T> id;
+        private final DedupConfig config;
+
+        ShardSelector(IdSelector<T> id, DedupConfig config) {
+            this.id = id;
+            this.config = config;
+        }
+
+        @Override
+        public Integer getKey(T event) {
+            Hash128 h = id.hash(event, config.hasher());
+            return h == null ? 0 : shardOf(h.h2(), config.shards());
+        }
+    }
+
+    static int shardOf(long h2, int shards) {
+        return (int) (((h2 >>> 32) * shards) >>> 32);
+    }
+}

@@ -1,0 +1,144 @@
+package io.bloomstream.flink;
+
+import io.bloomstream.filter.Hash128;
+import io.bloomstream.flink.typeutils.FilterMetaSerializer;
+import io.bloomstream.flink.typeutils.PageSerializer;
+import java.util.Objects;
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.state.MapStateDescriptor;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeutils.base.LongSerializer;
+import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
+import org.apache.flink.util.Collector;
+import org.apache.flink.util.OutputTag;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The keyed dedup function: first occurrences of each id per key go to the main output, duplicates
+ * are dropped or go to a side output, events without a usable id (or, under event-time retention,
+ * without a timestamp) go to the rejected side output. Use it through {@link BloomDedup}.
+ *
+ * @param <K> the key type
+ * @param <T> the event type
+ */
+@Internal
+public class BloomDedupFunction<K, T> extends KeyedProcessFunction<K, T, T> {
+
+    private static final long serialVersionUID = 1L;
+    private static final Logger LOG = LoggerFactory.getLogger(BloomDedupFunction.class);
+
+    /** State name of the per-key metadata (part of the savepoint contract). */
+    public static final String META_STATE = "bloom-meta";
+
+    /** State name of the per-key pages (part of the savepoint contract). */
+    public static final String PAGES_STATE = "bloom-pages";
+
+    private final IdSelector<T> idSelector;
+    private final DedupConfig config;
+    private final long itemsPerKey;
+    private final OutputTag<T> duplicates;
+    private final OutputTag<T> rejected;
+
+    private transient KeyedFilterState filter;
+    private transient DedupMetrics metrics;
+    private transient long rejectedLogged;
+
+    BloomDedupFunction(
+            IdSelector<T> idSelector,
+            DedupConfig config,
+            long itemsPerKey,
+            OutputTag<T> duplicates,
+            OutputTag<T> rejected) {
+        this.idSelector = Objects.requireNonNull(idSelector, "idSelector");
+        this.config = Objects.requireNonNull(config, "config");
+        this.itemsPerKey = itemsPerKey;
+        this.duplicates = duplicates;
+        this.rejected = rejected;
+    }
+
+    @Override
+    public void open(OpenContext openContext) throws Exception {
+        metrics = new DedupMetrics(getRuntimeContext().getMetricGroup());
+        filter =
+                new KeyedFilterState(
+                        config,
+                        itemsPerKey,
+                        getRuntimeContext()
+                                .getState(
+                                        new ValueStateDescriptor<>(
+                                                META_STATE, FilterMetaSerializer.INSTANCE)),
+                        getRuntimeContext()
+                                .getMapState(
+                                        new MapStateDescriptor<>(
+                                                PAGES_STATE,
+                                                LongSerializer.INSTANCE,
+                                                PageSerializer.INSTANCE)),
+                        metrics);
+    }
+
+    @Override
+    public void processElement(T event, Context ctx, Collector<T> out) throws Exception {
+        metrics.recordsIn.inc();
+        Hash128 hash = idSelector.hash(event, config.hasher());
+        if (hash == null) {
+            reject(event, ctx, "no id (null or empty)");
+            return;
+        }
+        long time = 0;
+        if (config.hasRetention()) {
+            if (config.timeDomain() == DedupConfig.TimeDomain.EVENT_TIME) {
+                Long ts = ctx.timestamp();
+                if (ts == null) {
+                    reject(event, ctx, "no timestamp under event-time retention");
+                    return;
+                }
+                time = ts;
+            } else {
+                time = ctx.timerService().currentProcessingTime();
+            }
+        }
+        if (filter.addIfAbsent(hash.h1(), hash.h2(), time)) {
+            metrics.passed.inc();
+            out.collect(event);
+        } else {
+            metrics.duplicates.inc();
+            if (config.emitDuplicates()) {
+                ctx.output(duplicates, event);
+            }
+        }
+        if (config.hasRetention()) {
+            long expiry = filter.expiryAfter(time);
+            if (config.timeDomain() == DedupConfig.TimeDomain.EVENT_TIME) {
+                ctx.timerService().registerEventTimeTimer(expiry);
+            } else {
+                ctx.timerService().registerProcessingTimeTimer(expiry);
+            }
+        }
+    }
+
+    @Override
+    public void onTimer(long timestamp, OnTimerContext ctx, Collector<T> out) throws Exception {
+        filter.expireAt(timestamp);
+    }
+
+    private void reject(T event, Context ctx, String reason) {
+        metrics.rejected.inc();
+        ctx.output(rejected, event);
+        // Log the first few, then every 10,000th, so a flood of bad events cannot flood the log.
+        if (rejectedLogged < 10 || metrics.rejected.getCount() % 10_000 == 0) {
+            rejectedLogged++;
+            LOG.warn(
+                    "Rejected event ({}); {} rejected so far, see metric {}: {}",
+                    reason,
+                    metrics.rejected.getCount(),
+                    DedupMetrics.REJECTED,
+                    abbreviate(String.valueOf(event)));
+        }
+    }
+
+    private static String abbreviate(String s) {
+        return s.length() <= 200 ? s : s.substring(0, 200) + "...";
+    }
+}

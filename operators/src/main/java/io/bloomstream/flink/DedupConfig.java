@@ -1,0 +1,355 @@
+package io.bloomstream.flink;
+
+import io.bloomstream.filter.FilterSpec;
+import io.bloomstream.filter.Hasher;
+import io.bloomstream.filter.ScalableBloomFilter;
+import io.bloomstream.filter.Sizing;
+import java.io.Serializable;
+import java.time.Duration;
+import java.util.Objects;
+import org.apache.flink.annotation.PublicEvolving;
+
+/**
+ * The configuration of a Bloom filter operator: what each key's filter is sized for, how it grows,
+ * and how long it remembers. Immutable and validated; build it with {@link #builder()}.
+ *
+ * <p>The compound false-positive rate of a key, over all its cascade stages and live retention
+ * generations, stays at or below {@link #fpp()}: each generation gets fpp / generations, and each
+ * cascade stage within it p (1 - r) r^i of that.
+ */
+@PublicEvolving
+public final class DedupConfig implements Serializable {
+
+    private static final long serialVersionUID = 1L;
+
+    /** Default expected distinct ids per key (per shard in global mode: total / shards). */
+    public static final long DEFAULT_EXPECTED_ITEMS = 1_000_000;
+
+    /** Default false-positive rate. */
+    public static final double DEFAULT_FPP = 0.01;
+
+    /** Default number of retention generations. */
+    public static final int DEFAULT_GENERATIONS = 2;
+
+    /** Default number of virtual keys (shards) in global mode. */
+    public static final int DEFAULT_SHARDS = 1024;
+
+    /** How a key's filter grows past its expected items. */
+    public enum Growth {
+        /** One filter; past capacity its false-positive rate climbs (a warning is logged). */
+        FIXED,
+        /** A scalable cascade: the rate stays within the target however many items arrive. */
+        SCALABLE
+    }
+
+    /** Which clock drives retention. */
+    public enum TimeDomain {
+        /** Event timestamps and watermarks. */
+        EVENT_TIME,
+        /** The wall clock of the task manager. */
+        PROCESSING_TIME
+    }
+
+    private final long expectedItems;
+    private final double fpp;
+    private final int pageBits;
+    private final long seed;
+    private final Growth growth;
+    private final int growthFactor;
+    private final double tightening;
+    private final Duration retention;
+    private final TimeDomain timeDomain;
+    private final int generations;
+    private final int shards;
+    private final boolean emitDuplicates;
+
+    private DedupConfig(Builder b) {
+        this.expectedItems = b.expectedItems;
+        this.fpp = b.fpp;
+        this.pageBits = b.pageBits;
+        this.seed = b.seed;
+        this.growth = b.growth;
+        this.growthFactor = b.growthFactor;
+        this.tightening = b.tightening;
+        this.retention = b.retention;
+        this.timeDomain = b.timeDomain;
+        this.generations = b.generations;
+        this.shards = b.shards;
+        this.emitDuplicates = b.emitDuplicates;
+    }
+
+    /** A builder with the defaults. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Expected distinct ids per key. */
+    public long expectedItems() {
+        return expectedItems;
+    }
+
+    /** Target compound false-positive rate per key. */
+    public double fpp() {
+        return fpp;
+    }
+
+    /** Page size in bits, {@link FilterSpec#CLASSIC} or {@link FilterSpec#AUTO_PAGE_BITS}. */
+    public int pageBits() {
+        return pageBits;
+    }
+
+    /** The XXH3 seed; filters built with different seeds cannot be merged or restored. */
+    public long seed() {
+        return seed;
+    }
+
+    /** The hasher (XXH3-128 with {@link #seed()}). */
+    public Hasher hasher() {
+        return Hasher.xxh3(seed);
+    }
+
+    public Growth growth() {
+        return growth;
+    }
+
+    /** s, the capacity ratio of consecutive cascade stages. */
+    public int growthFactor() {
+        return growthFactor;
+    }
+
+    /** r, the rate ratio of consecutive cascade stages. */
+    public double tightening() {
+        return tightening;
+    }
+
+    /** How long an id is remembered, or null for ever. */
+    public Duration retention() {
+        return retention;
+    }
+
+    public boolean hasRetention() {
+        return retention != null;
+    }
+
+    public TimeDomain timeDomain() {
+        return timeDomain;
+    }
+
+    /**
+     * G, the number of filter generations under retention: an id is remembered for at least {@link
+     * #retention()} and at most retention * G / (G - 1).
+     */
+    public int generations() {
+        return hasRetention() ? generations : 1;
+    }
+
+    /** The length of one generation: retention / (G - 1), in milliseconds. */
+    public long generationMillis() {
+        return hasRetention() ? Math.max(1, retention.toMillis() / (generations - 1)) : 0;
+    }
+
+    /** Virtual keys of global mode. */
+    public int shards() {
+        return shards;
+    }
+
+    /** Whether duplicates go to a side output (otherwise they are dropped and counted). */
+    public boolean emitDuplicates() {
+        return emitDuplicates;
+    }
+
+    /** The rate budget of one generation: fpp / G. */
+    double generationFpp() {
+        return fpp / generations();
+    }
+
+    /** The capacity of cascade stage i. */
+    long stageCapacity(long itemsPerKey, int stage) {
+        if (growth == Growth.FIXED) {
+            return itemsPerKey;
+        }
+        double c = itemsPerKey * Math.pow(growthFactor, stage);
+        return (long) Math.min(c, Sizing.MAX_BITS / 64);
+    }
+
+    /** The spec of cascade stage i of one generation. */
+    FilterSpec stageSpec(long itemsPerKey, int stage) {
+        double p =
+                growth == Growth.FIXED
+                        ? generationFpp()
+                        : generationFpp() * (1 - tightening) * Math.pow(tightening, stage);
+        return FilterSpec.builder()
+                .expectedItems(stageCapacity(itemsPerKey, stage))
+                .fpp(p)
+                .pageBits(pageBits)
+                .hasher(hasher())
+                .build();
+    }
+
+    @Override
+    public String toString() {
+        return "DedupConfig{expectedItems="
+                + expectedItems
+                + ", fpp="
+                + fpp
+                + ", pageBits="
+                + (pageBits == FilterSpec.AUTO_PAGE_BITS ? "auto" : pageBits)
+                + ", seed="
+                + seed
+                + ", growth="
+                + growth
+                + (growth == Growth.SCALABLE
+                        ? "(s=" + growthFactor + ", r=" + tightening + ")"
+                        : "")
+                + ", retention="
+                + (retention == null
+                        ? "forever"
+                        : retention + " " + timeDomain + " x" + generations)
+                + ", shards="
+                + shards
+                + ", emitDuplicates="
+                + emitDuplicates
+                + "}";
+    }
+
+    /** Builds a {@link DedupConfig}; each setter checks its argument. */
+    @PublicEvolving
+    public static final class Builder {
+        private long expectedItems = DEFAULT_EXPECTED_ITEMS;
+        private double fpp = DEFAULT_FPP;
+        private int pageBits = FilterSpec.AUTO_PAGE_BITS;
+        private long seed = Hasher.DEFAULT_SEED;
+        private Growth growth = Growth.SCALABLE;
+        private int growthFactor = ScalableBloomFilter.DEFAULT_GROWTH;
+        private double tightening = ScalableBloomFilter.DEFAULT_TIGHTENING;
+        private Duration retention;
+        private TimeDomain timeDomain = TimeDomain.EVENT_TIME;
+        private int generations = DEFAULT_GENERATIONS;
+        private int shards = DEFAULT_SHARDS;
+        private boolean emitDuplicates;
+
+        private Builder() {}
+
+        /** Expected distinct ids per key (in global mode: in total). */
+        public Builder expectedItems(long expectedItems) {
+            if (expectedItems < 1) {
+                throw new IllegalArgumentException(
+                        "expectedItems must be >= 1, was " + expectedItems);
+            }
+            this.expectedItems = expectedItems;
+            return this;
+        }
+
+        /** Target false-positive rate, in (0, 1). */
+        public Builder fpp(double fpp) {
+            if (!(fpp > 0 && fpp < 1)) {
+                throw new IllegalArgumentException("fpp must be in (0, 1), was " + fpp);
+            }
+            this.fpp = fpp;
+            return this;
+        }
+
+        /**
+         * Page size: a power of two from 64 to 65536 bits, {@link FilterSpec#CLASSIC} or {@link
+         * FilterSpec#AUTO_PAGE_BITS} (default).
+         */
+        public Builder pageBits(int pageBits) {
+            if (pageBits != FilterSpec.CLASSIC && pageBits != FilterSpec.AUTO_PAGE_BITS) {
+                if (pageBits < FilterSpec.MIN_PAGE_BITS
+                        || pageBits > FilterSpec.MAX_PAGE_BITS
+                        || Integer.bitCount(pageBits) != 1) {
+                    throw new IllegalArgumentException(
+                            "pageBits must be a power of two in [64, 65536], 0 (classic) or -1"
+                                    + " (auto), was "
+                                    + pageBits);
+                }
+            }
+            this.pageBits = pageBits;
+            return this;
+        }
+
+        /** The XXH3 seed (default {@link Hasher#DEFAULT_SEED}). */
+        public Builder seed(long seed) {
+            this.seed = seed;
+            return this;
+        }
+
+        /** One fixed filter per key. */
+        public Builder fixed() {
+            this.growth = Growth.FIXED;
+            return this;
+        }
+
+        /** A scalable cascade per key (the default), with growth s and tightening r. */
+        public Builder scalable(int growthFactor, double tightening) {
+            if (growthFactor < 2 || growthFactor > 16) {
+                throw new IllegalArgumentException(
+                        "growthFactor must be in [2, 16], was " + growthFactor);
+            }
+            if (!(tightening > 0 && tightening < 1)) {
+                throw new IllegalArgumentException(
+                        "tightening must be in (0, 1), was " + tightening);
+            }
+            this.growth = Growth.SCALABLE;
+            this.growthFactor = growthFactor;
+            this.tightening = tightening;
+            return this;
+        }
+
+        /**
+         * Remember ids for {@code retention} on the given clock: an id seen again after that passes
+         * again, and the state of expired generations is freed.
+         */
+        public Builder retention(Duration retention, TimeDomain timeDomain) {
+            Objects.requireNonNull(retention, "retention");
+            Objects.requireNonNull(timeDomain, "timeDomain");
+            if (retention.isNegative() || retention.isZero() || retention.toMillis() < 1) {
+                throw new IllegalArgumentException(
+                        "retention must be at least 1 ms, was " + retention);
+            }
+            this.retention = retention;
+            this.timeDomain = timeDomain;
+            return this;
+        }
+
+        /** Filter generations under retention, 2 to 64 (default 2). */
+        public Builder generations(int generations) {
+            if (generations < 2 || generations > 64) {
+                throw new IllegalArgumentException(
+                        "generations must be in [2, 64], was " + generations);
+            }
+            this.generations = generations;
+            return this;
+        }
+
+        /** Virtual keys of global mode, 1 to 2^20 (default 1024). */
+        public Builder shards(int shards) {
+            if (shards < 1 || shards > (1 << 20)) {
+                throw new IllegalArgumentException("shards must be in [1, 2^20], was " + shards);
+            }
+            this.shards = shards;
+            return this;
+        }
+
+        /** Send duplicates to the side output {@link BloomDedup#duplicatesTag} too. */
+        public Builder emitDuplicates(boolean emitDuplicates) {
+            this.emitDuplicates = emitDuplicates;
+            return this;
+        }
+
+        /**
+         * Builds the config, checking that a key's filter can be sized.
+         *
+         * @throws IllegalArgumentException if the filter would exceed what one key can hold
+         */
+        public DedupConfig build() {
+            DedupConfig config = new DedupConfig(this);
+            try {
+                config.stageSpec(expectedItems, 0);
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("cannot size a filter for " + config, e);
+            }
+            return config;
+        }
+    }
+}

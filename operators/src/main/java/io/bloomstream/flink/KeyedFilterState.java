@@ -1,0 +1,242 @@
+package io.bloomstream.flink;
+
+import io.bloomstream.filter.FilterSpec;
+import io.bloomstream.filter.Hasher;
+import io.bloomstream.filter.Pages;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.api.common.state.MapState;
+import org.apache.flink.api.common.state.ValueState;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The Bloom filter of the current key in managed keyed state: a {@link FilterMeta} value and one
+ * MapState entry per non-empty page, keyed by (generation slot, stage, page index). An event reads
+ * one page per stage of each live generation and writes at most one page.
+ *
+ * <p>Retention: time is cut into buckets of {@link DedupConfig#generationMillis()}; G slots hold
+ * the G newest buckets. An id first seen at t is remembered while t's bucket is among the G newest,
+ * i.e. for at least the retention and less than retention + one bucket. Occurrences inside that
+ * window are duplicates and do not extend it.
+ */
+@Internal
+final class KeyedFilterState {
+
+    private static final Logger LOG = LoggerFactory.getLogger(KeyedFilterState.class);
+
+    private final DedupConfig config;
+    private final long itemsPerKey;
+    private final Hasher hasher;
+    private final ValueState<FilterMeta> metaState;
+    private final MapState<Long, long[]> pages;
+    private final DedupMetrics metrics;
+    private final List<FilterSpec> specCache = new ArrayList<>();
+    private boolean warnedCapacity;
+
+    KeyedFilterState(
+            DedupConfig config,
+            long itemsPerKey,
+            ValueState<FilterMeta> metaState,
+            MapState<Long, long[]> pages,
+            DedupMetrics metrics) {
+        this.config = config;
+        this.itemsPerKey = itemsPerKey;
+        this.hasher = config.hasher();
+        this.metaState = metaState;
+        this.pages = pages;
+        this.metrics = metrics;
+    }
+
+    static long pageKey(int slot, int stage, long page) {
+        return ((long) slot << 40) | ((long) stage << 32) | page;
+    }
+
+    static int slotOf(long pageKey) {
+        return (int) (pageKey >>> 40);
+    }
+
+    /** The time bucket of a timestamp (0 without retention). */
+    long bucketOf(long time) {
+        return config.hasRetention() ? Math.floorDiv(time, config.generationMillis()) : 0;
+    }
+
+    /**
+     * Adds the id with hash (h1, h2) at {@code time} unless it was seen within the retention.
+     *
+     * @return true for a first occurrence
+     */
+    boolean addIfAbsent(long h1, long h2, long time) throws Exception {
+        FilterMeta meta = metaState.value();
+        if (meta == null) {
+            meta = FilterMeta.empty(hasher, config.generations());
+        } else {
+            meta.checkHasher(hasher);
+        }
+        int g = meta.generations();
+        long bucket = bucketOf(time);
+        long newest = newest(meta);
+        if (newest == FilterMeta.EMPTY || bucket > newest) {
+            newest = bucket;
+            expire(meta, newest - g);
+        } else if (bucket < newest - g + 1) {
+            bucket = newest - g + 1; // late event: the oldest live generation
+        }
+        int target = (int) Math.floorMod(bucket, (long) g);
+        if (meta.buckets[target] != bucket) {
+            if (meta.buckets[target] != FilterMeta.EMPTY) {
+                clearSlot(meta, target);
+            }
+            meta.buckets[target] = bucket;
+        }
+
+        double compoundFpp = 0;
+        int stagesSeen = 0;
+        for (int s = 0; s < g; s++) {
+            if (meta.buckets[s] == FilterMeta.EMPTY || meta.buckets[s] < newest - g + 1) {
+                continue;
+            }
+            List<FilterMeta.Stage> stages = meta.slots.get(s);
+            stagesSeen = Math.max(stagesSeen, stages.size());
+            for (int i = stages.size() - 1; i >= 0; i--) {
+                FilterMeta.Stage st = stages.get(i);
+                FilterSpec spec = st.spec(hasher);
+                compoundFpp += Math.pow(expectedFill(st), st.hashes);
+                long[] words = pages.get(pageKey(s, i, spec.page(h1)));
+                if (words != null && Pages.mightContain(spec, words, h1, h2)) {
+                    metrics.observe(expectedFill(st), compoundFpp, stagesSeen);
+                    metaState.update(meta);
+                    return false;
+                }
+            }
+        }
+
+        List<FilterMeta.Stage> stages = meta.slots.get(target);
+        FilterMeta.Stage current = stages.isEmpty() ? null : stages.get(stages.size() - 1);
+        if (current == null
+                || (config.growth() == DedupConfig.Growth.SCALABLE
+                        && current.itemsAdded >= current.capacity)) {
+            current = newStage(stages.size());
+            stages.add(current);
+        }
+        int stageIndex = stages.size() - 1;
+        FilterSpec spec = current.spec(hasher);
+        long key = pageKey(target, stageIndex, spec.page(h1));
+        long[] words = pages.get(key);
+        if (words == null) {
+            words = new long[Pages.words(spec)];
+            metrics.pagesAllocated(1);
+        }
+        Pages.add(spec, words, h1, h2);
+        pages.put(key, words);
+        current.itemsAdded++;
+        if (current.itemsAdded == current.capacity + 1
+                && config.growth() == DedupConfig.Growth.FIXED) {
+            metrics.overCapacity.inc();
+            if (!warnedCapacity) {
+                warnedCapacity = true;
+                LOG.warn(
+                        "A Bloom filter passed its capacity of {} items (config {}): its"
+                                + " false-positive rate now exceeds the target; raise"
+                                + " expectedItems or use scalable growth. Further keys past"
+                                + " capacity are counted in metric {}.",
+                        current.capacity,
+                        config,
+                        DedupMetrics.OVER_CAPACITY);
+            }
+        }
+        metrics.observe(expectedFill(current), compoundFpp, Math.max(stagesSeen, stages.size()));
+        metaState.update(meta);
+        return true;
+    }
+
+    /** Expected fill ratio of a stage from its items: 1 - e^(-k n / m). */
+    static double expectedFill(FilterMeta.Stage st) {
+        return -Math.expm1(-(double) st.hashes * st.itemsAdded / st.bits);
+    }
+
+    private FilterMeta.Stage newStage(int index) {
+        while (specCache.size() <= index) {
+            specCache.add(config.stageSpec(itemsPerKey, specCache.size()));
+        }
+        FilterSpec spec = specCache.get(index);
+        return new FilterMeta.Stage(
+                spec.bits(),
+                spec.hashes(),
+                spec.pageBits(),
+                config.stageCapacity(itemsPerKey, index),
+                0);
+    }
+
+    private static long newest(FilterMeta meta) {
+        long newest = FilterMeta.EMPTY;
+        for (long b : meta.buckets) {
+            newest = Math.max(newest, b);
+        }
+        return newest;
+    }
+
+    /** Frees every slot whose bucket is at most {@code maxExpired}; returns whether any is left. */
+    private boolean expire(FilterMeta meta, long maxExpired) throws Exception {
+        boolean live = false;
+        for (int s = 0; s < meta.generations(); s++) {
+            if (meta.buckets[s] == FilterMeta.EMPTY) {
+                continue;
+            }
+            if (meta.buckets[s] <= maxExpired) {
+                clearSlot(meta, s);
+            } else {
+                live = true;
+            }
+        }
+        return live;
+    }
+
+    private void clearSlot(FilterMeta meta, int slot) throws Exception {
+        long freed = 0;
+        Iterator<Long> keys = pages.keys().iterator();
+        while (keys.hasNext()) {
+            if (slotOf(keys.next()) == slot) {
+                keys.remove();
+                freed++;
+            }
+        }
+        metrics.pagesAllocated(-freed);
+        meta.buckets[slot] = FilterMeta.EMPTY;
+        meta.slots.get(slot).clear();
+    }
+
+    /**
+     * Frees the generations that have expired at {@code time}; clears the key's state entirely when
+     * none is left.
+     *
+     * @return the time at which the newest live generation expires, or {@link Long#MIN_VALUE} when
+     *     nothing is left
+     */
+    long expireAt(long time) throws Exception {
+        FilterMeta meta = metaState.value();
+        if (meta == null) {
+            return Long.MIN_VALUE;
+        }
+        int g = meta.generations();
+        if (!expire(meta, bucketOf(time) - g)) {
+            metaState.clear();
+            pages.clear();
+            return Long.MIN_VALUE;
+        }
+        metaState.update(meta);
+        return expiryOf(newest(meta), g);
+    }
+
+    /** When the generation of {@code bucket} has expired: the start of bucket + G. */
+    long expiryOf(long bucket, int generations) {
+        return (bucket + generations) * config.generationMillis();
+    }
+
+    /** The expiry time of the key's newest generation after an event at {@code time}. */
+    long expiryAfter(long time) {
+        return expiryOf(bucketOf(time), config.generations());
+    }
+}

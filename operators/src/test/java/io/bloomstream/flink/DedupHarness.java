@@ -1,0 +1,96 @@
+package io.bloomstream.flink;
+
+import java.util.List;
+import java.util.stream.Collectors;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.runtime.state.StateBackend;
+import org.apache.flink.runtime.state.hashmap.HashMapStateBackend;
+import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
+import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
+import org.apache.flink.util.OutputTag;
+
+/** Builds keyed test harnesses around the dedup function; events are "key,id" strings. */
+final class DedupHarness {
+
+    static final int MAX_PARALLELISM = 128;
+    static final TypeInformation<String> TYPE = Types.STRING;
+    static final OutputTag<String> DUPLICATES = BloomDedup.duplicatesTag(TYPE);
+    static final OutputTag<String> REJECTED = BloomDedup.rejectedTag(TYPE);
+
+    enum Backend {
+        HEAP,
+        ROCKSDB;
+
+        StateBackend create() {
+            return this == HEAP ? new HashMapStateBackend() : new EmbeddedRocksDBStateBackend();
+        }
+    }
+
+    private DedupHarness() {}
+
+    static IdSelector<String> idSelector() {
+        return IdSelector.ofString(DedupHarness::id);
+    }
+
+    static String key(String event) {
+        return event.substring(0, event.indexOf(','));
+    }
+
+    static String id(String event) {
+        return event.substring(event.indexOf(',') + 1);
+    }
+
+    static KeyedOneInputStreamOperatorTestHarness<String, String, String> create(
+            DedupConfig config, Backend backend, int parallelism, int subtask) throws Exception {
+        BloomDedupFunction<String, String> fn =
+                new BloomDedupFunction<>(
+                        idSelector(), config, config.expectedItems(), DUPLICATES, REJECTED);
+        KeyedOneInputStreamOperatorTestHarness<String, String, String> h =
+                new KeyedOneInputStreamOperatorTestHarness<>(
+                        new KeyedProcessOperator<>(fn),
+                        DedupHarness::key,
+                        Types.STRING,
+                        MAX_PARALLELISM,
+                        parallelism,
+                        subtask);
+        h.setStateBackend(backend.create());
+        return h;
+    }
+
+    /** Keys that hold any filter state, counted through the keyed backend (heap or RocksDB). */
+    static long keysWithState(KeyedOneInputStreamOperatorTestHarness<String, String, String> h)
+            throws Exception {
+        var backend =
+                ((org.apache.flink.streaming.api.operators.AbstractStreamOperator<?>)
+                                h.getOperator())
+                        .getKeyedStateBackend();
+        try (var meta =
+                        backend.getKeys(
+                                BloomDedupFunction.META_STATE,
+                                org.apache.flink.runtime.state.VoidNamespace.INSTANCE);
+                var pages =
+                        backend.getKeys(
+                                BloomDedupFunction.PAGES_STATE,
+                                org.apache.flink.runtime.state.VoidNamespace.INSTANCE)) {
+            return meta.count() + pages.count();
+        }
+    }
+
+    static List<String> output(KeyedOneInputStreamOperatorTestHarness<String, String, String> h) {
+        return h.extractOutputValues();
+    }
+
+    static List<String> side(
+            KeyedOneInputStreamOperatorTestHarness<String, String, String> h,
+            OutputTag<String> tag) {
+        if (h.getSideOutput(tag) == null) {
+            return List.of();
+        }
+        return h.getSideOutput(tag).stream()
+                .map(StreamRecord::getValue)
+                .collect(Collectors.toList());
+    }
+}
