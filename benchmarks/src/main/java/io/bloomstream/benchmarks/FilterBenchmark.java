@@ -3,6 +3,8 @@ package io.bloomstream.benchmarks;
 import com.google.common.hash.Funnels;
 import io.bloomstream.filter.BloomFilter;
 import io.bloomstream.filter.FilterSpec;
+import io.bloomstream.filter.Hash128;
+import io.bloomstream.filter.Hasher;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -20,9 +22,9 @@ import org.openjdk.jmh.annotations.State;
  * (1%), and the memory floor: one random read per operation from a long[] as large as our filter.
  * Keys are random longs; both filters hash them (XXH3-128 here, Murmur3-128 in Guava). Each
  * operation takes the next key of a 2^20-key ring, so the key array stays in cache and the filter
- * accesses are what is measured.
+ * accesses are what is measured. Each implementation has its own state, so a trial only builds the
+ * structure it measures.
  */
-@State(Scope.Thread)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 public class FilterBenchmark {
@@ -30,88 +32,143 @@ public class FilterBenchmark {
     static final double FPP = 0.01;
     static final int RING = 1 << 20;
 
-    /** 10^5 items fit in L2 (124 KB); 10^8 items (124 MB) are far beyond L3. */
-    @Param({"100000", "100000000"})
-    public long items;
+    /** Keys: the first RING members (repeated if fewer) and RING absent keys. */
+    @State(Scope.Thread)
+    public static class Keys {
+        /** 10^5 items fit in L2 (124 KB); 10^8 items (124 MB) are far beyond L3. */
+        @Param({"100000", "100000000"})
+        public long items;
 
-    private BloomFilter ours;
-    private com.google.common.hash.BloomFilter<Long> guava;
-    private long[] floor;
-    private long[] members;
-    private long[] absent;
-    private int next;
+        long[] members = new long[RING];
+        long[] absent = new long[RING];
+        int next;
 
-    @Setup(Level.Trial)
-    public void setUp() {
-        ours = BloomFilter.create(FilterSpec.forItems(items, FPP));
-        guava = com.google.common.hash.BloomFilter.create(Funnels.longFunnel(), items, FPP);
-        floor = new long[(int) ((ours.spec().bits() + 63) >>> 6)];
-        SplittableRandom random = new SplittableRandom(42);
-        members = new long[RING];
-        absent = new long[RING];
-        for (long i = 0; i < items; i++) {
-            long key = random.nextLong();
-            ours.add(key);
-            guava.put(key);
-            if (i < RING) {
-                members[(int) i] = key;
+        /** The i-th member key, the same sequence for every implementation. */
+        static long member(long i) {
+            return new SplittableRandom(i).nextLong();
+        }
+
+        @Setup(Level.Trial)
+        public void setUp() {
+            for (int i = 0; i < RING; i++) {
+                members[i] = member(i % items);
+                absent[i] = member(-1 - i);
             }
         }
-        for (int i = 0; i < RING; i++) {
-            if (i >= items) {
-                members[i] = members[(int) (i % items)];
-            }
-            absent[i] = random.nextLong();
-            floor[random.nextInt(floor.length)] = random.nextLong();
+
+        long nextMember() {
+            next = (next + 1) & (RING - 1);
+            return members[next];
+        }
+
+        long nextAbsent() {
+            next = (next + 1) & (RING - 1);
+            return absent[next];
         }
     }
 
-    private long nextMember() {
-        next = (next + 1) & (RING - 1);
-        return members[next];
+    /** bloomstream's filter, filled with the members. */
+    @State(Scope.Thread)
+    public static class Ours {
+        BloomFilter filter;
+
+        @Setup(Level.Trial)
+        public void setUp(Keys keys) {
+            filter = BloomFilter.create(FilterSpec.forItems(keys.items, FPP));
+            for (long i = 0; i < keys.items; i++) {
+                filter.add(Keys.member(i));
+            }
+        }
     }
 
-    private long nextAbsent() {
-        next = (next + 1) & (RING - 1);
-        return absent[next];
+    /** Guava's filter, filled with the members. */
+    @State(Scope.Thread)
+    public static class Guava {
+        com.google.common.hash.BloomFilter<Long> filter;
+
+        @Setup(Level.Trial)
+        public void setUp(Keys keys) {
+            filter =
+                    com.google.common.hash.BloomFilter.create(
+                            Funnels.longFunnel(), keys.items, FPP);
+            for (long i = 0; i < keys.items; i++) {
+                filter.put(Keys.member(i));
+            }
+        }
+    }
+
+    /** A long[] as large as our filter, with random content. */
+    @State(Scope.Thread)
+    public static class Floor {
+        long[] array;
+        long last;
+
+        @Setup(Level.Trial)
+        public void setUp(Keys keys) {
+            long bits = FilterSpec.forItems(keys.items, FPP).bits();
+            array = new long[(int) ((bits + 63) >>> 6)];
+            SplittableRandom random = new SplittableRandom(1);
+            for (int i = 0; i < array.length; i++) {
+                array[i] = random.nextLong();
+            }
+        }
     }
 
     @Benchmark
-    public boolean oursMightContainMember() {
-        return ours.mightContain(nextMember());
+    public boolean oursMightContainMember(Keys keys, Ours ours) {
+        return ours.filter.mightContain(keys.nextMember());
     }
 
     @Benchmark
-    public boolean guavaMightContainMember() {
-        return guava.mightContain(nextMember());
+    public boolean guavaMightContainMember(Keys keys, Guava guava) {
+        return guava.filter.mightContain(keys.nextMember());
     }
 
     @Benchmark
-    public boolean oursMightContainAbsent() {
-        return ours.mightContain(nextAbsent());
+    public boolean oursMightContainAbsent(Keys keys, Ours ours) {
+        return ours.filter.mightContain(keys.nextAbsent());
     }
 
     @Benchmark
-    public boolean guavaMightContainAbsent() {
-        return guava.mightContain(nextAbsent());
+    public boolean guavaMightContainAbsent(Keys keys, Guava guava) {
+        return guava.filter.mightContain(keys.nextAbsent());
     }
 
     @Benchmark
-    public boolean oursAdd() {
-        return ours.addIfAbsent(nextMember());
+    public boolean oursAdd(Keys keys, Ours ours) {
+        return ours.filter.addIfAbsent(keys.nextAbsent());
     }
 
     @Benchmark
-    public boolean guavaAdd() {
-        return guava.put(nextMember());
+    public boolean guavaAdd(Keys keys, Guava guava) {
+        return guava.filter.put(keys.nextAbsent());
     }
 
-    /** The memory floor: one dependent-free random read, indexed by a cheap mix of the key. */
+    /** The hash alone, to separate hashing from memory access. */
     @Benchmark
-    public long floorRandomRead() {
-        long key = nextAbsent();
+    public Hash128 oursHashOnly(Keys keys) {
+        return Hasher.defaultHasher().hash(keys.nextAbsent());
+    }
+
+    /**
+     * The memory latency floor: one random read whose index depends on the previous read, so reads
+     * cannot overlap (a pointer chase). An operation that must wait for its one random read cannot
+     * beat this; {@link #floorRandomRead} lets many reads overlap.
+     */
+    @Benchmark
+    public long floorDependentRead(Keys keys, Floor floor) {
+        long z = (floor.last ^ keys.nextAbsent()) * 0xff51afd7ed558ccdL;
+        int index = (int) Math.multiplyHigh(z & Long.MAX_VALUE, (long) floor.array.length << 1);
+        floor.last = floor.array[index];
+        return floor.last;
+    }
+
+    /** The memory floor: one random read, indexed by a cheap mix of the key. */
+    @Benchmark
+    public long floorRandomRead(Keys keys, Floor floor) {
+        long key = keys.nextAbsent();
         long z = (key ^ (key >>> 33)) * 0xff51afd7ed558ccdL;
-        int index = (int) Math.multiplyHigh(z & Long.MAX_VALUE, (long) floor.length << 1);
-        return floor[index];
+        int index = (int) Math.multiplyHigh(z & Long.MAX_VALUE, (long) floor.array.length << 1);
+        return floor.array[index];
     }
 }

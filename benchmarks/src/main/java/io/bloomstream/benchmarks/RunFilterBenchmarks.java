@@ -74,10 +74,25 @@ public final class RunFilterBenchmarks {
             ratio(m, "guavaAdd", "oursAdd", "Guava/ours add, throughput ratio");
             ratio(
                     m,
+                    "oursHashOnly",
+                    "oursMightContainMember",
+                    "share of hashing in ours mightContain (member)");
+            ratio(
+                    m,
                     "oursMightContainMember",
                     "floorRandomRead",
                     "ours mightContain (member) / memory floor, time ratio");
             ratio(m, "oursAdd", "floorRandomRead", "ours add / memory floor, time ratio");
+            ratio(
+                    m,
+                    "oursMightContainMember",
+                    "floorDependentRead",
+                    "ours mightContain (member) / latency floor (dependent read), time ratio");
+            ratio(
+                    m,
+                    "guavaMightContainMember",
+                    "floorDependentRead",
+                    "Guava mightContain (member) / latency floor (dependent read), time ratio");
             FilterSpec spec = FilterSpec.forItems(n, FilterBenchmark.FPP);
             System.out.printf(
                     Locale.ROOT,

@@ -13,10 +13,12 @@ public final class BloomFilter implements MembershipFilter {
 
     private final FilterSpec spec;
     private final PagedWords words;
+    private final long[] scratch;
     private long itemsAdded;
 
     private BloomFilter(FilterSpec spec, PagedWords words, long itemsAdded) {
         this.spec = spec;
+        this.scratch = new long[spec.hashes()];
         this.words = words;
         this.itemsAdded = itemsAdded;
     }
@@ -62,8 +64,10 @@ public final class BloomFilter implements MembershipFilter {
     @Override
     public boolean mightContain(long h1, long h2) {
         long base = spec.page(h1) * spec.bitsPerPage();
+        long[] pos = scratch;
+        spec.positions(h1, h2, pos);
         for (int i = 0, k = spec.hashes(); i < k; i++) {
-            long bit = base + spec.position(h1, h2, i);
+            long bit = base + pos[i];
             if ((words.get(bit >>> 6) & (1L << bit)) == 0) {
                 return false;
             }
@@ -74,9 +78,11 @@ public final class BloomFilter implements MembershipFilter {
     @Override
     public boolean addIfAbsent(long h1, long h2) {
         long base = spec.page(h1) * spec.bitsPerPage();
+        long[] pos = scratch;
+        spec.positions(h1, h2, pos);
         boolean changed = false;
         for (int i = 0, k = spec.hashes(); i < k; i++) {
-            long bit = base + spec.position(h1, h2, i);
+            long bit = base + pos[i];
             changed |= words.setBit(bit >>> 6, (int) bit & 63);
         }
         if (changed) {

@@ -21,10 +21,12 @@ public final class CountingBloomFilter implements MembershipFilter {
 
     private final FilterSpec spec;
     private final PagedWords words;
+    private final long[] scratch;
     private long itemsAdded;
 
     private CountingBloomFilter(FilterSpec spec, PagedWords words, long itemsAdded) {
         this.spec = spec;
+        this.scratch = new long[spec.hashes()];
         this.words = words;
         this.itemsAdded = itemsAdded;
     }
@@ -81,8 +83,9 @@ public final class CountingBloomFilter implements MembershipFilter {
     @Override
     public void add(long h1, long h2) {
         long base = base(h1);
+        spec.positions(h1, h2, scratch);
         for (int i = 0, k = spec.hashes(); i < k; i++) {
-            long cell = base + spec.position(h1, h2, i);
+            long cell = base + scratch[i];
             int c = counter(cell);
             if (c < MAX_COUNT) {
                 setCounter(cell, c + 1);
@@ -94,8 +97,9 @@ public final class CountingBloomFilter implements MembershipFilter {
     @Override
     public boolean mightContain(long h1, long h2) {
         long base = base(h1);
+        spec.positions(h1, h2, scratch);
         for (int i = 0, k = spec.hashes(); i < k; i++) {
-            if (counter(base + spec.position(h1, h2, i)) == 0) {
+            if (counter(base + scratch[i]) == 0) {
                 return false;
             }
         }
@@ -121,8 +125,9 @@ public final class CountingBloomFilter implements MembershipFilter {
             return false;
         }
         long base = base(h1);
+        spec.positions(h1, h2, scratch);
         for (int i = 0, k = spec.hashes(); i < k; i++) {
-            long cell = base + spec.position(h1, h2, i);
+            long cell = base + scratch[i];
             int c = counter(cell);
             if (c > 0 && c < MAX_COUNT) {
                 setCounter(cell, c - 1);

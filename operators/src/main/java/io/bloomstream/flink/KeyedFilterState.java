@@ -70,8 +70,10 @@ final class KeyedFilterState {
      */
     boolean addIfAbsent(long h1, long h2, long time) throws Exception {
         FilterMeta meta = metaState.value();
+        boolean dirty = false;
         if (meta == null) {
             meta = FilterMeta.empty(hasher, config.generations());
+            dirty = true;
         } else {
             meta.checkHasher(hasher);
         }
@@ -81,6 +83,7 @@ final class KeyedFilterState {
         if (newest == FilterMeta.EMPTY || bucket > newest) {
             newest = bucket;
             expire(meta, newest - g);
+            dirty = true;
         } else if (bucket < newest - g + 1) {
             bucket = newest - g + 1; // late event: the oldest live generation
         }
@@ -90,66 +93,80 @@ final class KeyedFilterState {
                 clearSlot(meta, target);
             }
             meta.buckets[target] = bucket;
+            dirty = true;
         }
 
+        // Query every live generation, newest stage first. The current stage's page of the
+        // target generation is kept for the insert, so a new id reads it once.
+        List<FilterMeta.Stage> stages = meta.slots.get(target);
+        int currentIndex = stages.size() - 1;
+        long[] currentWords = null;
         double compoundFpp = 0;
         int stagesSeen = 0;
         for (int s = 0; s < g; s++) {
             if (meta.buckets[s] == FilterMeta.EMPTY || meta.buckets[s] < newest - g + 1) {
                 continue;
             }
-            List<FilterMeta.Stage> stages = meta.slots.get(s);
-            stagesSeen = Math.max(stagesSeen, stages.size());
-            for (int i = stages.size() - 1; i >= 0; i--) {
-                FilterMeta.Stage st = stages.get(i);
+            List<FilterMeta.Stage> slotStages = meta.slots.get(s);
+            stagesSeen = Math.max(stagesSeen, slotStages.size());
+            for (int i = slotStages.size() - 1; i >= 0; i--) {
+                FilterMeta.Stage st = slotStages.get(i);
                 FilterSpec spec = st.spec(hasher);
                 compoundFpp += Math.pow(expectedFill(st), st.hashes);
                 long[] words = pages.get(pageKey(s, i, spec.page(h1)));
                 if (words != null && Pages.mightContain(spec, words, h1, h2)) {
                     metrics.observe(expectedFill(st), compoundFpp, stagesSeen);
-                    metaState.update(meta);
+                    if (dirty) {
+                        metaState.update(meta);
+                    }
                     return false;
+                }
+                if (s == target && i == currentIndex) {
+                    currentWords = words;
                 }
             }
         }
 
-        List<FilterMeta.Stage> stages = meta.slots.get(target);
-        FilterMeta.Stage current = stages.isEmpty() ? null : stages.get(stages.size() - 1);
+        FilterMeta.Stage current = currentIndex < 0 ? null : stages.get(currentIndex);
         if (current == null
                 || (config.growth() == DedupConfig.Growth.SCALABLE
                         && current.itemsAdded >= current.capacity)) {
             current = newStage(stages.size());
             stages.add(current);
+            currentWords = null;
         }
         int stageIndex = stages.size() - 1;
         FilterSpec spec = current.spec(hasher);
         long key = pageKey(target, stageIndex, spec.page(h1));
-        long[] words = pages.get(key);
-        if (words == null) {
-            words = new long[Pages.words(spec)];
+        if (currentWords == null) {
+            currentWords = new long[Pages.words(spec)];
             metrics.pagesAllocated(1);
         }
-        Pages.add(spec, words, h1, h2);
-        pages.put(key, words);
+        Pages.add(spec, currentWords, h1, h2);
+        pages.put(key, currentWords);
         current.itemsAdded++;
         if (current.itemsAdded == current.capacity + 1
                 && config.growth() == DedupConfig.Growth.FIXED) {
-            metrics.overCapacity.inc();
-            if (!warnedCapacity) {
-                warnedCapacity = true;
-                LOG.warn(
-                        "A Bloom filter passed its capacity of {} items (config {}): its"
-                                + " false-positive rate now exceeds the target; raise"
-                                + " expectedItems or use scalable growth. Further keys past"
-                                + " capacity are counted in metric {}.",
-                        current.capacity,
-                        config,
-                        DedupMetrics.OVER_CAPACITY);
-            }
+            warnOverCapacity(current);
         }
         metrics.observe(expectedFill(current), compoundFpp, Math.max(stagesSeen, stages.size()));
         metaState.update(meta);
         return true;
+    }
+
+    private void warnOverCapacity(FilterMeta.Stage stage) {
+        metrics.overCapacity.inc();
+        if (!warnedCapacity) {
+            warnedCapacity = true;
+            LOG.warn(
+                    "A Bloom filter passed its capacity of {} items (config {}): its"
+                            + " false-positive rate now exceeds the target; raise expectedItems or"
+                            + " use scalable growth. Further filters past capacity are counted in"
+                            + " metric {}.",
+                    stage.capacity,
+                    config,
+                    DedupMetrics.OVER_CAPACITY);
+        }
     }
 
     /** Expected fill ratio of a stage from its items: 1 - e^(-k n / m). */

@@ -34,7 +34,8 @@ public final class FilterMetaSerializer extends TypeSerializerSingleton<FilterMe
 
     @Override
     public FilterMeta createInstance() {
-        return null;
+        return new FilterMeta(
+                0, 0, new long[] {FilterMeta.EMPTY}, new ArrayList<>(List.of(new ArrayList<>())));
     }
 
     @Override
