@@ -19,6 +19,7 @@ import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.sink2.SinkWriter;
 import org.apache.flink.api.connector.sink2.WriterInitContext;
+import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.configuration.StateBackendOptions;
@@ -122,6 +123,9 @@ public final class JobBenchmark {
         Configuration conf = new Configuration();
         conf.set(StateBackendOptions.STATE_BACKEND, backend);
         conf.set(PipelineOptions.GENERIC_TYPES, false);
+        Path checkpoints = Files.createTempDirectory("bloomstream-checkpoints");
+        conf.set(CheckpointingOptions.CHECKPOINT_STORAGE, "filesystem");
+        conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpoints.toUri().toString());
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
         env.setParallelism(1);
         // After `records` real ids the source emits -1 markers until the job is stopped.
@@ -170,6 +174,7 @@ public final class JobBenchmark {
                         .get();
         long bytes = directorySize(dir);
         deleteRecursively(dir);
+        deleteRecursively(checkpoints);
         Result r = new Result(pipeline, backend, records, seconds, bytes);
         System.out.printf(
                 Locale.ROOT,

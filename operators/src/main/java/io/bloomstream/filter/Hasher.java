@@ -44,8 +44,14 @@ public final class Hasher {
         return DEFAULT;
     }
 
-    /** XXH3-128 with the given seed. */
+    /**
+     * XXH3-128 with the given seed. Creating one derives XXH3's secret from the seed, so keep and
+     * reuse the instance.
+     */
     public static Hasher xxh3(long seed) {
+        if (seed == DEFAULT_SEED && DEFAULT != null) {
+            return DEFAULT;
+        }
         return new Hasher(HashStrategy.XXH3_128, seed, 0, 0);
     }
 

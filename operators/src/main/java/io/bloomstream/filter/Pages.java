@@ -19,9 +19,13 @@ public final class Pages {
         return (int) w;
     }
 
-    /** Whether all k bits of the item (h1, h2) are set in its page {@code words}. */
-    public static boolean mightContain(FilterSpec spec, long[] words, long h1, long h2) {
-        long[] pos = new long[spec.hashes()];
+    /**
+     * Whether all k bits of the item (h1, h2) are set in its page {@code words}; {@code scratch}
+     * (at least k longs) receives the positions.
+     */
+    public static boolean mightContain(
+            FilterSpec spec, long[] words, long h1, long h2, long[] scratch) {
+        long[] pos = scratch;
         spec.positions(h1, h2, pos);
         for (int i = 0, k = spec.hashes(); i < k; i++) {
             long bit = pos[i];
@@ -32,9 +36,12 @@ public final class Pages {
         return true;
     }
 
-    /** Sets the k bits of the item (h1, h2) in its page; returns whether any bit was clear. */
-    public static boolean add(FilterSpec spec, long[] words, long h1, long h2) {
-        long[] pos = new long[spec.hashes()];
+    /**
+     * Sets the k bits of the item (h1, h2) in its page; returns whether any bit was clear. {@code
+     * scratch} (at least k longs) receives the positions.
+     */
+    public static boolean add(FilterSpec spec, long[] words, long h1, long h2, long[] scratch) {
+        long[] pos = scratch;
         spec.positions(h1, h2, pos);
         boolean changed = false;
         for (int i = 0, k = spec.hashes(); i < k; i++) {

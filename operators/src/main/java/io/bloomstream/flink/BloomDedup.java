@@ -95,6 +95,7 @@ public final class BloomDedup {
         private static final long serialVersionUID = 1L;
         private final IdSelector<T> id;
         private final DedupConfig config;
+        private transient io.bloomstream.filter.Hasher hasher;
 
         ShardSelector(IdSelector<T> id, DedupConfig config) {
             this.id = id;
@@ -103,7 +104,10 @@ public final class BloomDedup {
 
         @Override
         public Integer getKey(T event) {
-            Hash128 h = id.hash(event, config.hasher());
+            if (hasher == null) {
+                hasher = config.hasher();
+            }
+            Hash128 h = id.hash(event, hasher);
             return h == null ? 0 : shardOf(h.h2(), config.shards());
         }
     }

@@ -41,6 +41,7 @@ public class BloomDedupFunction<K, T> extends KeyedProcessFunction<K, T, T> {
     private final OutputTag<T> duplicates;
     private final OutputTag<T> rejected;
 
+    private transient io.bloomstream.filter.Hasher hasher;
     private transient KeyedFilterState filter;
     private transient DedupMetrics metrics;
     private transient long rejectedLogged;
@@ -61,6 +62,7 @@ public class BloomDedupFunction<K, T> extends KeyedProcessFunction<K, T, T> {
     @Override
     public void open(OpenContext openContext) throws Exception {
         metrics = new DedupMetrics(getRuntimeContext().getMetricGroup());
+        hasher = config.hasher(); // creating an XXH3 instance derives its secret: do it once
         filter =
                 new KeyedFilterState(
                         config,
@@ -81,7 +83,7 @@ public class BloomDedupFunction<K, T> extends KeyedProcessFunction<K, T, T> {
     @Override
     public void processElement(T event, Context ctx, Collector<T> out) throws Exception {
         metrics.recordsIn.inc();
-        Hash128 hash = idSelector.hash(event, config.hasher());
+        Hash128 hash = idSelector.hash(event, hasher);
         if (hash == null) {
             reject(event, ctx, "no id (null or empty)");
             return;

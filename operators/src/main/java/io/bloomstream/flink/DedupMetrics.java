@@ -24,10 +24,13 @@ public final class DedupMetrics {
     /** Counter: events without a usable id or timestamp, sent to the rejected side output. */
     public static final String REJECTED = "bloomRejected";
 
-    /** Gauge: the highest expected fill ratio of a stage touched since the last read. */
+    /** Gauge: the expected fill ratio of the fullest stage touched since the last read. */
     public static final String WORST_FILL_RATIO = "bloomWorstFillRatio";
 
-    /** Gauge: the highest compound estimated false-positive rate of a key since the last read. */
+    /**
+     * Gauge: the estimated false-positive rate of the fullest stage touched since the last read, (1
+     * - e^(-kn/m))^k.
+     */
     public static final String ESTIMATED_FPP = "bloomEstimatedFpp";
 
     /** Gauge: the most cascade stages of a key since the last read. */
@@ -44,8 +47,10 @@ public final class DedupMetrics {
     final Counter duplicates;
     final Counter rejected;
     final Counter overCapacity;
-    private double worstFill;
-    private double worstFpp;
+    // The fullest stage since the last read, by load n/m; fill and rate are computed on read,
+    // so the per-event cost is a comparison.
+    private double worstLoad = -1;
+    private int worstHashes;
     private int maxStages;
     private long allocatedPages;
 
@@ -55,16 +60,38 @@ public final class DedupMetrics {
         duplicates = group.counter(DUPLICATES);
         rejected = group.counter(REJECTED);
         overCapacity = group.counter(OVER_CAPACITY);
-        group.gauge(WORST_FILL_RATIO, (Gauge<Double>) this::takeWorstFill);
+        group.gauge(WORST_FILL_RATIO, (Gauge<Double>) this::worstFill);
         group.gauge(ESTIMATED_FPP, (Gauge<Double>) this::takeWorstFpp);
         group.gauge(CASCADE_STAGES, (Gauge<Integer>) this::takeMaxStages);
         group.gauge(ALLOCATED_PAGES, (Gauge<Long>) () -> allocatedPages);
     }
 
-    void observe(double fill, double fpp, int stages) {
-        worstFill = Math.max(worstFill, fill);
-        worstFpp = Math.max(worstFpp, fpp);
-        maxStages = Math.max(maxStages, stages);
+    /** Notes a stage of {@code bits} bits and {@code hashes} hashes holding {@code items}. */
+    void observe(long items, long bits, int hashes, int stages) {
+        double load = (double) items / bits;
+        if (load > worstLoad) {
+            worstLoad = load;
+            worstHashes = hashes;
+        }
+        if (stages > maxStages) {
+            maxStages = stages;
+        }
+    }
+
+    private synchronized double worstFill() {
+        return worstLoad < 0 ? 0 : -Math.expm1(-worstHashes * worstLoad);
+    }
+
+    private synchronized double takeWorstFpp() {
+        double v = worstLoad < 0 ? 0 : Math.pow(worstFill(), worstHashes);
+        worstLoad = -1;
+        return v;
+    }
+
+    private synchronized int takeMaxStages() {
+        int v = maxStages;
+        maxStages = 0;
+        return v;
     }
 
     void pagesAllocated(long delta) {
@@ -73,23 +100,5 @@ public final class DedupMetrics {
 
     long allocatedPages() {
         return allocatedPages;
-    }
-
-    private synchronized double takeWorstFill() {
-        double v = worstFill;
-        worstFill = 0;
-        return v;
-    }
-
-    private synchronized double takeWorstFpp() {
-        double v = worstFpp;
-        worstFpp = 0;
-        return v;
-    }
-
-    private synchronized int takeMaxStages() {
-        int v = maxStages;
-        maxStages = 0;
-        return v;
     }
 }

@@ -34,6 +34,7 @@ final class KeyedFilterState {
     private final MapState<Long, long[]> pages;
     private final DedupMetrics metrics;
     private final List<FilterSpec> specCache = new ArrayList<>();
+    private final long[] scratch = new long[io.bloomstream.filter.Sizing.MAX_HASHES];
     private boolean warnedCapacity;
 
     KeyedFilterState(
@@ -101,7 +102,6 @@ final class KeyedFilterState {
         List<FilterMeta.Stage> stages = meta.slots.get(target);
         int currentIndex = stages.size() - 1;
         long[] currentWords = null;
-        double compoundFpp = 0;
         int stagesSeen = 0;
         for (int s = 0; s < g; s++) {
             if (meta.buckets[s] == FilterMeta.EMPTY || meta.buckets[s] < newest - g + 1) {
@@ -112,10 +112,9 @@ final class KeyedFilterState {
             for (int i = slotStages.size() - 1; i >= 0; i--) {
                 FilterMeta.Stage st = slotStages.get(i);
                 FilterSpec spec = st.spec(hasher);
-                compoundFpp += Math.pow(expectedFill(st), st.hashes);
                 long[] words = pages.get(pageKey(s, i, spec.page(h1)));
-                if (words != null && Pages.mightContain(spec, words, h1, h2)) {
-                    metrics.observe(expectedFill(st), compoundFpp, stagesSeen);
+                if (words != null && Pages.mightContain(spec, words, h1, h2, scratch)) {
+                    metrics.observe(st.itemsAdded, st.bits, st.hashes, stagesSeen);
                     if (dirty) {
                         metaState.update(meta);
                     }
@@ -142,14 +141,18 @@ final class KeyedFilterState {
             currentWords = new long[Pages.words(spec)];
             metrics.pagesAllocated(1);
         }
-        Pages.add(spec, currentWords, h1, h2);
+        Pages.add(spec, currentWords, h1, h2, scratch);
         pages.put(key, currentWords);
         current.itemsAdded++;
         if (current.itemsAdded == current.capacity + 1
                 && config.growth() == DedupConfig.Growth.FIXED) {
             warnOverCapacity(current);
         }
-        metrics.observe(expectedFill(current), compoundFpp, Math.max(stagesSeen, stages.size()));
+        metrics.observe(
+                current.itemsAdded,
+                current.bits,
+                current.hashes,
+                Math.max(stagesSeen, stages.size()));
         metaState.update(meta);
         return true;
     }
@@ -167,11 +170,6 @@ final class KeyedFilterState {
                     config,
                     DedupMetrics.OVER_CAPACITY);
         }
-    }
-
-    /** Expected fill ratio of a stage from its items: 1 - e^(-k n / m). */
-    static double expectedFill(FilterMeta.Stage st) {
-        return -Math.expm1(-(double) st.hashes * st.itemsAdded / st.bits);
     }
 
     private FilterMeta.Stage newStage(int index) {
