@@ -72,8 +72,9 @@ public final class JobBenchmark {
         for (String backend : backends) {
             results.add(run("pass-through", backend, distinct, records, 0));
             for (String page : pages) {
-                results.add(
-                        run("bloom-" + page, backend, distinct, records, Integer.parseInt(page)));
+                int bits = Integer.parseInt(page);
+                String name = "bloom-" + (bits == -1 ? "auto" : page);
+                results.add(run(name, backend, distinct, records, bits));
             }
             results.add(run("exact", backend, distinct, records, 0));
         }

@@ -127,6 +127,9 @@ public final class BloomFilter implements MembershipFilter {
 
     /** The number of pages with at least one bit set. */
     public long nonEmptyPages() {
+        if (spec.pages() == 1) {
+            return bitCount() == 0 ? 0 : 1;
+        }
         int pageWords = pageWords();
         long count = 0;
         for (long p = 0; p < spec.pages(); p++) {

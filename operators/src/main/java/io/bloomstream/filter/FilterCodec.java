@@ -233,12 +233,45 @@ public final class FilterCodec {
      */
     public static MembershipFilter decode(byte[] bytes, Hasher keyedHasher)
             throws FilterFormatException {
+        checkChecksumFirst(bytes);
         try {
-            return read(new ByteArrayInputStream(bytes), bytes.length, keyedHasher);
+            return readStream(new ByteArrayInputStream(bytes), bytes.length, keyedHasher);
         } catch (FilterFormatException e) {
             throw e;
         } catch (IOException e) {
             throw new FilterFormatException("length", "unreadable input: " + e);
+        }
+    }
+
+    /**
+     * Checks magic and CRC32C before any field is interpreted, so corrupted input never drives
+     * sizing or allocation; a well-formed file of another version still reports its field.
+     */
+    private static void checkChecksumFirst(byte[] bytes) throws FilterFormatException {
+        if (bytes.length < HEADER_BYTES + TRAILER_BYTES) {
+            throw new FilterFormatException(
+                    "length",
+                    "needs at least "
+                            + (HEADER_BYTES + TRAILER_BYTES)
+                            + " bytes, has "
+                            + bytes.length
+                            + ": truncated or not a filter");
+        }
+        int magic = java.nio.ByteBuffer.wrap(bytes, 0, 4).getInt();
+        if (magic != MAGIC) {
+            throw new FilterFormatException(
+                    "magic", String.format("expected 0x%08X, found 0x%08X", MAGIC, magic));
+        }
+        CRC32C crc = new CRC32C();
+        crc.update(bytes, 0, bytes.length - TRAILER_BYTES);
+        int stored = java.nio.ByteBuffer.wrap(bytes, bytes.length - TRAILER_BYTES, 4).getInt();
+        if (stored != (int) crc.getValue()) {
+            throw new FilterFormatException(
+                    "crc32c",
+                    String.format(
+                            "checksum mismatch (stored %08x, computed %08x): the data is corrupt or"
+                                    + " truncated",
+                            stored, (int) crc.getValue()));
         }
     }
 
@@ -249,6 +282,20 @@ public final class FilterCodec {
      * @throws IOException if reading fails
      */
     public static MembershipFilter read(InputStream in, long length, Hasher keyedHasher)
+            throws IOException {
+        if (length >= 0 && length <= Integer.MAX_VALUE - 16) {
+            byte[] bytes = in.readNBytes((int) length);
+            if (bytes.length != length) {
+                throw new FilterFormatException(
+                        "length", "declared " + length + " bytes, found " + bytes.length);
+            }
+            return decode(bytes, keyedHasher);
+        }
+        // Inputs of 2 GiB and more are parsed as they stream; their CRC is checked at the end.
+        return readStream(in, length, keyedHasher);
+    }
+
+    private static MembershipFilter readStream(InputStream in, long length, Hasher keyedHasher)
             throws IOException {
         FormatReader r = new FormatReader(in, length);
         Header h = readHeader(r, keyedHasher);

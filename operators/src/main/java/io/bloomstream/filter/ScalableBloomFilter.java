@@ -128,6 +128,20 @@ public final class ScalableBloomFilter implements MembershipFilter {
 
     /** The capacity of stage i: initialCapacity * s^i. */
     public long stageCapacity(int stage) {
+        return stageCapacity(initialCapacity, growth, stage);
+    }
+
+    /** The target rate of stage i: p (1 - r) r^i. */
+    public double stageFpp(int stage) {
+        return stageFpp(fpp, tightening, stage);
+    }
+
+    /**
+     * The capacity of stage i of a cascade, n0 s^i (the schedule of Almeida et al.).
+     *
+     * @throws IllegalStateException if it exceeds what a filter can hold
+     */
+    public static long stageCapacity(long initialCapacity, int growth, int stage) {
         double c = initialCapacity * Math.pow(growth, stage);
         if (c > Sizing.MAX_BITS) {
             throw new IllegalStateException("stage " + stage + " would hold " + c + " items");
@@ -135,8 +149,8 @@ public final class ScalableBloomFilter implements MembershipFilter {
         return (long) c;
     }
 
-    /** The target rate of stage i: p (1 - r) r^i. */
-    public double stageFpp(int stage) {
+    /** The target rate of stage i of a cascade, p (1 - r) r^i: the rates sum to p. */
+    public static double stageFpp(double fpp, double tightening, int stage) {
         return fpp * (1 - tightening) * Math.pow(tightening, stage);
     }
 

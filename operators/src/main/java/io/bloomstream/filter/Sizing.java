@@ -175,17 +175,41 @@ public final class Sizing {
         int bestK = optimalK;
         for (int k = Math.max(1, optimalK - 1); k <= Math.min(MAX_HASHES, optimalK + 1); k++) {
             double root = Math.pow(fpp, 1.0 / k);
-            long m = (long) Math.ceil(-k * (double) expectedItems / Math.log1p(-root));
-            while (m > 1 && falsePositiveRate(Math.min(m - 1, MAX_BITS), k, expectedItems) <= fpp) {
-                m--; // guard against rounding in the closed form
+            double exact = Math.ceil(-k * (double) expectedItems / Math.log1p(-root));
+            if (!(exact <= MAX_BITS) || falsePositiveRate(MAX_BITS, k, expectedItems) > fpp) {
+                continue; // this k cannot reach the rate within MAX_BITS
             }
-            while (falsePositiveRate(Math.min(m, MAX_BITS), k, expectedItems) > fpp) {
+            long m = (long) exact;
+            // guard against rounding in the closed form: a few steps at most, bounded
+            for (int step = 0; step < 64 && m > 1; step++) {
+                if (falsePositiveRate(m - 1, k, expectedItems) > fpp) {
+                    break;
+                }
+                m--;
+            }
+            for (int step = 0; step < 64 && m < MAX_BITS; step++) {
+                if (falsePositiveRate(m, k, expectedItems) <= fpp) {
+                    break;
+                }
                 m++;
+            }
+            if (falsePositiveRate(m, k, expectedItems) > fpp) {
+                continue;
             }
             if (m < bestBits) {
                 bestBits = m;
                 bestK = k;
             }
+        }
+        if (bestBits == Long.MAX_VALUE) {
+            throw new IllegalArgumentException(
+                    "expectedItems="
+                            + expectedItems
+                            + " at fpp="
+                            + fpp
+                            + " needs more than the "
+                            + MAX_BITS
+                            + " bits a filter can index");
         }
         checkBits(bestBits);
         return new long[] {bestBits, bestK};
@@ -203,7 +227,13 @@ public final class Sizing {
         for (int page = FilterSpec.DEFAULT_PAGE_BITS;
                 page <= FilterSpec.MAX_PAGE_BITS && page < classic;
                 page *= 2) {
-            if (sizePaged(expectedItems, fpp, page)[0] <= MAX_PAGE_PENALTY * classic) {
+            long[] paged;
+            try {
+                paged = sizePaged(expectedItems, fpp, page);
+            } catch (IllegalArgumentException tooLarge) {
+                continue; // this page size cannot reach the rate within MAX_BITS
+            }
+            if (paged[0] <= MAX_PAGE_PENALTY * classic) {
                 return page;
             }
         }
@@ -263,6 +293,9 @@ public final class Sizing {
         private final double[] logKeep; // ln(1 - l/B) for l = 0..k
         private double[] hitByLoad = new double[0]; // g(k i) for i = 0..
 
+        /** Loads cached per model; a page of 64K bits at 1 bit per item is 2^16. */
+        private static final int CACHE_LIMIT = 1 << 17;
+
         PagedModel(int pageBits, int hashes) {
             this.pageBits = pageBits;
             this.hashes = hashes;
@@ -311,9 +344,14 @@ public final class Sizing {
                 return 1.0;
             }
             int i = (int) items;
+            if (i >= CACHE_LIMIT) {
+                return computeHit((long) i * hashes); // far past any sane load: not cached
+            }
             if (i >= hitByLoad.length) {
                 int oldLength = hitByLoad.length;
-                double[] grown = java.util.Arrays.copyOf(hitByLoad, Math.max(i + 1, oldLength * 2));
+                double[] grown =
+                        java.util.Arrays.copyOf(
+                                hitByLoad, Math.min(CACHE_LIMIT, Math.max(i + 1, oldLength * 2)));
                 for (int j = oldLength; j < grown.length; j++) {
                     grown[j] = computeHit((long) j * hashes);
                 }

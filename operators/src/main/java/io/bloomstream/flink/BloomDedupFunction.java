@@ -101,7 +101,7 @@ public class BloomDedupFunction<K, T> extends KeyedProcessFunction<K, T, T> {
                 time = ctx.timerService().currentProcessingTime();
             }
         }
-        if (filter.addIfAbsent(hash.h1(), hash.h2(), time)) {
+        if (filter.addIfAbsent(ctx.getCurrentKey(), hash.h1(), hash.h2(), time)) {
             metrics.passed.inc();
             out.collect(event);
         } else {
@@ -111,7 +111,7 @@ public class BloomDedupFunction<K, T> extends KeyedProcessFunction<K, T, T> {
             }
         }
         if (config.hasRetention()) {
-            long expiry = filter.expiryAfter(time);
+            long expiry = filter.lastExpiry();
             if (config.timeDomain() == DedupConfig.TimeDomain.EVENT_TIME) {
                 ctx.timerService().registerEventTimeTimer(expiry);
             } else {
@@ -122,7 +122,7 @@ public class BloomDedupFunction<K, T> extends KeyedProcessFunction<K, T, T> {
 
     @Override
     public void onTimer(long timestamp, OnTimerContext ctx, Collector<T> out) throws Exception {
-        filter.expireAt(timestamp);
+        filter.expireAt(ctx.getCurrentKey(), timestamp);
     }
 
     private void reject(T event, Context ctx, String reason) {

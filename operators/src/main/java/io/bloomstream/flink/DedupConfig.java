@@ -31,6 +31,13 @@ public final class DedupConfig implements Serializable {
     /** Default number of retention generations. */
     public static final int DEFAULT_GENERATIONS = 2;
 
+    /**
+     * The smallest page that the automatic page size picks for state: each page is one state entry
+     * with about 20 bytes of overhead in a checkpoint, so 2048-bit pages measured 1.50 bytes of
+     * state per distinct id at 1% where 512-bit pages took 1.78 (benchmarks/RESULTS.md).
+     */
+    public static final int MIN_AUTO_STATE_PAGE_BITS = 2048;
+
     /** Default number of virtual keys (shards) in global mode. */
     public static final int DEFAULT_SHARDS = 1024;
 
@@ -145,7 +152,12 @@ public final class DedupConfig implements Serializable {
 
     /** The length of one generation: retention / (G - 1), in milliseconds. */
     public long generationMillis() {
-        return hasRetention() ? Math.max(1, retention.toMillis() / (generations - 1)) : 0;
+        if (!hasRetention()) {
+            return 0;
+        }
+        // Rounded up, so that (G - 1) generations always cover the whole retention.
+        long millis = retention.toMillis() + (retention.toNanos() % 1_000_000 == 0 ? 0 : 1);
+        return Math.max(1, (millis + generations - 2) / (generations - 1));
     }
 
     /** Virtual keys of global mode. */
@@ -168,8 +180,7 @@ public final class DedupConfig implements Serializable {
         if (growth == Growth.FIXED) {
             return itemsPerKey;
         }
-        double c = itemsPerKey * Math.pow(growthFactor, stage);
-        return (long) Math.min(c, Sizing.MAX_BITS / 64);
+        return ScalableBloomFilter.stageCapacity(itemsPerKey, growthFactor, stage);
     }
 
     /** The spec of cascade stage i of one generation. */
@@ -177,11 +188,22 @@ public final class DedupConfig implements Serializable {
         double p =
                 growth == Growth.FIXED
                         ? generationFpp()
-                        : generationFpp() * (1 - tightening) * Math.pow(tightening, stage);
+                        : ScalableBloomFilter.stageFpp(generationFpp(), tightening, stage);
+        long capacity = stageCapacity(itemsPerKey, stage);
+        int page = pageBits;
+        if (page == FilterSpec.AUTO_PAGE_BITS) {
+            page = Sizing.autoPageBits(capacity, p);
+            if (page != FilterSpec.CLASSIC && page < MIN_AUTO_STATE_PAGE_BITS) {
+                page =
+                        Sizing.sizeClassic(capacity, p)[0] > 4L * MIN_AUTO_STATE_PAGE_BITS
+                                ? MIN_AUTO_STATE_PAGE_BITS
+                                : FilterSpec.CLASSIC;
+            }
+        }
         return FilterSpec.builder()
-                .expectedItems(stageCapacity(itemsPerKey, stage))
+                .expectedItems(capacity)
                 .fpp(p)
-                .pageBits(pageBits)
+                .pageBits(page)
                 .hasher(hasher())
                 .build();
     }
@@ -251,7 +273,9 @@ public final class DedupConfig implements Serializable {
 
         /**
          * Page size: a power of two from 64 to 65536 bits, {@link FilterSpec#CLASSIC} or {@link
-         * FilterSpec#AUTO_PAGE_BITS} (default).
+         * FilterSpec#AUTO_PAGE_BITS} (default: the automatic size of {@link Sizing#autoPageBits},
+         * but at least {@link #MIN_AUTO_STATE_PAGE_BITS}, and classic for filters of fewer than
+         * four such pages).
          */
         public Builder pageBits(int pageBits) {
             if (pageBits != FilterSpec.CLASSIC && pageBits != FilterSpec.AUTO_PAGE_BITS) {
@@ -346,7 +370,7 @@ public final class DedupConfig implements Serializable {
             DedupConfig config = new DedupConfig(this);
             try {
                 config.stageSpec(expectedItems, 0);
-            } catch (IllegalArgumentException e) {
+            } catch (IllegalArgumentException | IllegalStateException e) {
                 throw new IllegalArgumentException("cannot size a filter for " + config, e);
             }
             return config;

@@ -67,7 +67,7 @@ public final class DedupMetrics {
     }
 
     /** Notes a stage of {@code bits} bits and {@code hashes} hashes holding {@code items}. */
-    void observe(long items, long bits, int hashes, int stages) {
+    synchronized void observe(long items, long bits, int hashes, int stages) {
         double load = (double) items / bits;
         if (load > worstLoad) {
             worstLoad = load;

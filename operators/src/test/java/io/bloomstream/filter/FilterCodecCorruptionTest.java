@@ -81,7 +81,7 @@ class FilterCodecCorruptionTest {
         ByteBuffer b = ByteBuffer.allocate(45);
         b.putInt(FilterCodec.MAGIC).put((byte) 1).put((byte) 1).put((byte) 1).put((byte) 0);
         b.putLong(0).putLong(1L << 39).putInt(7).putInt(512).putLong(0).put((byte) 0);
-        assertThatThrownBy(() -> FilterCodec.decode(b.array()))
+        assertThatThrownBy(() -> FilterCodec.decode(withChecksum(b.array())))
                 .isInstanceOf(FilterFormatException.class)
                 .extracting(e -> ((FilterFormatException) e).field())
                 .isEqualTo("bits");
@@ -95,7 +95,9 @@ class FilterCodecCorruptionTest {
     }
 
     @Test
-    void eachHeaderFieldIsNamed() {
+    void eachHeaderFieldIsNamedInAWellFormedFileOfAnotherWriter() {
+        // A bad field under a valid checksum, as a future version or another writer would
+        // produce: the field is named. (Under a bad checksum the error is "crc32c".)
         byte[] good = FilterCodec.encode(GoldenFilters.all().get("bloom-classic-v1.bin"));
         assertField(good, 0, "magic");
         assertField(good, 4, "version");
@@ -104,10 +106,31 @@ class FilterCodecCorruptionTest {
         assertField(good, 7, "flags");
     }
 
+    @Test
+    void hostileScalableParametersUnderAValidChecksumFailCleanly() {
+        // initialCapacity 2^40, fpp 1 - 5e-10, tightening 5e-10: sizing must refuse, not
+        // hang or run out of memory.
+        ByteBuffer b = ByteBuffer.allocate(40 + 32 + 25 + 8 + 4);
+        b.putInt(FilterCodec.MAGIC).put((byte) 1).put((byte) 3).put((byte) 1).put((byte) 0);
+        b.putLong(Hasher.DEFAULT_SEED).putLong(0).putInt(0).putInt(-1).putLong(0);
+        b.putLong(1L << 40).putDouble(1 - 5e-10).putInt(2).putDouble(5e-10).putInt(1);
+        // one stage of 64 bits, 1 hash, classic, dense, one word: not what that cascade sizes
+        b.putLong(64).putInt(1).putInt(0).putLong(0).put((byte) 0).putLong(0);
+        assertThatThrownBy(() -> FilterCodec.decode(withChecksum(b.array())))
+                .isInstanceOf(FilterFormatException.class);
+    }
+
+    private static byte[] withChecksum(byte[] bytes) {
+        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+        crc.update(bytes, 0, bytes.length - 4);
+        ByteBuffer.wrap(bytes).putInt(bytes.length - 4, (int) crc.getValue());
+        return bytes;
+    }
+
     private static void assertField(byte[] good, int offset, String field) {
         byte[] bad = good.clone();
         bad[offset] = (byte) 0x7E;
-        assertThatThrownBy(() -> FilterCodec.decode(bad))
+        assertThatThrownBy(() -> FilterCodec.decode(withChecksum(bad)))
                 .isInstanceOf(FilterFormatException.class)
                 .extracting(e -> ((FilterFormatException) e).field())
                 .isEqualTo(field);

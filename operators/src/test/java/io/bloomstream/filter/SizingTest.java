@@ -107,6 +107,18 @@ class SizingTest {
     }
 
     @Test
+    void sizingNearTheIndexLimitTerminates() {
+        // 1.14e11 items at 1%: k = 7 fits under MAX_BITS, its neighbour k = 8 does not. Sizing
+        // must skip k = 8 rather than search for ever.
+        long[] mk = Sizing.sizeClassic(114_000_000_000L, 0.01);
+        assertThat(mk[0]).isLessThanOrEqualTo(Sizing.MAX_BITS);
+        assertThat(Sizing.falsePositiveRate(mk[0], (int) mk[1], 114_000_000_000L))
+                .isLessThanOrEqualTo(0.01);
+        assertThatThrownBy(() -> Sizing.sizeClassic(120_000_000_000L, 0.01))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
     void bytesRoundUp() {
         assertThat(Sizing.bytes(1)).isEqualTo(1);
         assertThat(Sizing.bytes(8)).isEqualTo(1);

@@ -66,10 +66,36 @@ class DedupConfigTest {
         assertThat(c.generationFpp()).isEqualTo(0.0025);
         // stage rates of one generation sum to at most its budget
         double sum = 0;
-        for (int i = 0; i < 40; i++) {
+        for (int i = 0; i < 20; i++) {
             sum += c.stageSpec(1000, i).expectedFpp(c.stageCapacity(1000, i));
         }
         assertThat(sum).isLessThanOrEqualTo(0.0025);
+    }
+
+    @Test
+    void generationsCoverTheWholeRetentionWhenItDoesNotDivideEvenly() {
+        DedupConfig c =
+                DedupConfig.builder()
+                        .retention(Duration.ofMillis(1001), DedupConfig.TimeDomain.EVENT_TIME)
+                        .generations(4)
+                        .build();
+        // (G - 1) generations must span at least the retention: 3 x 334 >= 1001
+        assertThat(3 * c.generationMillis()).isGreaterThanOrEqualTo(1001);
+        DedupConfig nanos =
+                DedupConfig.builder()
+                        .retention(Duration.ofNanos(1_500_000), DedupConfig.TimeDomain.EVENT_TIME)
+                        .build();
+        assertThat(nanos.generationMillis()).isEqualTo(2);
+    }
+
+    @Test
+    void automaticStatePagesAreAtLeast2048BitsOrClassic() {
+        DedupConfig c = DedupConfig.builder().fpp(0.01).fixed().build();
+        assertThat(c.stageSpec(1_000_000, 0).pageBits()).isEqualTo(2048);
+        assertThat(c.stageSpec(100, 0).isClassic()).isTrue();
+        // an explicit page size is kept
+        DedupConfig explicit = DedupConfig.builder().fpp(0.01).fixed().pageBits(512).build();
+        assertThat(explicit.stageSpec(1_000_000, 0).pageBits()).isEqualTo(512);
     }
 
     @Test

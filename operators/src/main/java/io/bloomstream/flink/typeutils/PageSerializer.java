@@ -83,7 +83,12 @@ public final class PageSerializer extends TypeSerializerSingleton<long[]> {
             throw new IOException("corrupt page: word count " + n);
         }
         writeVarInt(n, target);
-        target.write(source, n * 8);
+        long remaining = 8L * n;
+        while (remaining > 0) {
+            int chunk = (int) Math.min(remaining, 1 << 20);
+            target.write(source, chunk);
+            remaining -= chunk;
+        }
     }
 
     static void writeVarInt(int value, DataOutputView out) throws IOException {
