@@ -106,10 +106,15 @@ public final class FilterSpec {
         return new Builder();
     }
 
+    /** Whether {@code pageBits} is a page size: a power of two from 64 to 65536. */
+    public static boolean isPageSize(int pageBits) {
+        return pageBits >= MIN_PAGE_BITS
+                && pageBits <= MAX_PAGE_BITS
+                && Integer.bitCount(pageBits) == 1;
+    }
+
     static void checkPageBits(int pageBits) {
-        if (pageBits < MIN_PAGE_BITS
-                || pageBits > MAX_PAGE_BITS
-                || Integer.bitCount(pageBits) != 1) {
+        if (!isPageSize(pageBits)) {
             throw new IllegalArgumentException(
                     "pageBits must be a power of two in ["
                             + MIN_PAGE_BITS

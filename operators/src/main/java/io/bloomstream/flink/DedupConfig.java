@@ -278,15 +278,13 @@ public final class DedupConfig implements Serializable {
          * four such pages).
          */
         public Builder pageBits(int pageBits) {
-            if (pageBits != FilterSpec.CLASSIC && pageBits != FilterSpec.AUTO_PAGE_BITS) {
-                if (pageBits < FilterSpec.MIN_PAGE_BITS
-                        || pageBits > FilterSpec.MAX_PAGE_BITS
-                        || Integer.bitCount(pageBits) != 1) {
-                    throw new IllegalArgumentException(
-                            "pageBits must be a power of two in [64, 65536], 0 (classic) or -1"
-                                    + " (auto), was "
-                                    + pageBits);
-                }
+            if (pageBits != FilterSpec.CLASSIC
+                    && pageBits != FilterSpec.AUTO_PAGE_BITS
+                    && !FilterSpec.isPageSize(pageBits)) {
+                throw new IllegalArgumentException(
+                        "pageBits must be a power of two in [64, 65536], 0 (classic) or -1"
+                                + " (auto), was "
+                                + pageBits);
             }
             this.pageBits = pageBits;
             return this;
