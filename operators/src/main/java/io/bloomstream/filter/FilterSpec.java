@@ -215,7 +215,7 @@ public final class FilterSpec {
     }
 
     /** The SplitMix64 finalizer (Steele, Lea and Flood 2014), a bijection on 64-bit values. */
-    static long mix(long z) {
+    public static long mix(long z) {
         z = (z ^ (z >>> 30)) * 0xbf58476d1ce4e5b9L;
         z = (z ^ (z >>> 27)) * 0x94d049bb133111ebL;
         return z ^ (z >>> 31);

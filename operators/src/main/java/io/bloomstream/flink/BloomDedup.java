@@ -1,6 +1,6 @@
 package io.bloomstream.flink;
 
-import io.bloomstream.filter.Hash128;
+import io.bloomstream.filter.FilterSpec;
 import java.util.Objects;
 import org.apache.flink.annotation.PublicEvolving;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
@@ -88,27 +88,23 @@ public final class BloomDedup {
     }
 
     /**
-     * The shard of an event: the top bits of the second hash half, independent of the page (chosen
-     * by the first half). Events without an id go to shard 0, where they are rejected.
+     * The shard of an event: SplitMix64 of {@link IdSelector#shardHash} (the id's own cheap hash),
+     * reduced to [0, shards). It does not hash the id with XXH3, which the dedup function does
+     * once; the page inside the shard comes from that XXH3 hash, so the two are independent.
      */
     static final class ShardSelector<T> implements KeySelector<T, Integer> {
         private static final long serialVersionUID = 1L;
         private final IdSelector<T> id;
-        private final DedupConfig config;
-        private transient io.bloomstream.filter.Hasher hasher;
+        private final int shards;
 
         ShardSelector(IdSelector<T> id, DedupConfig config) {
             this.id = id;
-            this.config = config;
+            this.shards = config.shards();
         }
 
         @Override
         public Integer getKey(T event) {
-            if (hasher == null) {
-                hasher = config.hasher();
-            }
-            Hash128 h = id.hash(event, hasher);
-            return h == null ? 0 : shardOf(h.h2(), config.shards());
+            return shardOf(FilterSpec.mix(id.shardHash(event)), shards);
         }
     }
 

@@ -30,6 +30,12 @@ public abstract class IdSelector<T> implements Serializable {
                 String s = id.apply(event);
                 return s == null || s.isEmpty() ? null : hasher.hash(s);
             }
+
+            @Override
+            long shardHash(T event) {
+                String s = id.apply(event);
+                return s == null ? 0 : s.hashCode(); // cached by String, specified by the JLS
+            }
         };
     }
 
@@ -42,6 +48,12 @@ public abstract class IdSelector<T> implements Serializable {
             public Hash128 hash(T event, Hasher hasher) {
                 byte[] b = id.apply(event);
                 return b == null || b.length == 0 ? null : hasher.hash(b);
+            }
+
+            @Override
+            long shardHash(T event) {
+                byte[] b = id.apply(event);
+                return b == null ? 0 : java.util.Arrays.hashCode(b);
             }
         };
     }
@@ -56,6 +68,12 @@ public abstract class IdSelector<T> implements Serializable {
                 Long v = id.apply(event);
                 return v == null ? null : hasher.hash(v);
             }
+
+            @Override
+            long shardHash(T event) {
+                Long v = id.apply(event);
+                return v == null ? 0 : v;
+            }
         };
     }
 
@@ -65,4 +83,11 @@ public abstract class IdSelector<T> implements Serializable {
      * @throws RuntimeException whatever the user's id function throws
      */
     public abstract Hash128 hash(T event, Hasher hasher);
+
+    /**
+     * A cheap, deterministic value of the id for choosing its shard in global mode (equal ids give
+     * equal values; bad ids give 0). It is independent of {@link #hash}, which chooses the page
+     * inside the shard, and is part of the savepoint contract of global mode.
+     */
+    abstract long shardHash(T event);
 }

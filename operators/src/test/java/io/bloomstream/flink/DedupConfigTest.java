@@ -103,8 +103,10 @@ class DedupConfigTest {
         int shards = 64;
         int[] counts = new int[shards];
         for (int i = 0; i < 64_000; i++) {
-            long h2 = io.bloomstream.filter.Hasher.defaultHasher().hash(i).h2();
-            counts[BloomDedup.shardOf(h2, shards)]++;
+            counts[
+                    BloomDedup.shardOf(
+                            io.bloomstream.filter.FilterSpec.mix(("id-" + i).hashCode()),
+                            shards)]++;
         }
         // 1000 expected per shard; 4.5 sigma of a binomial(64000, 1/64) is 141.
         for (int c : counts) {
