@@ -31,7 +31,7 @@ public final class BloomFilter implements MembershipFilter {
     /** An empty filter of the given shape. */
     public static BloomFilter create(FilterSpec spec) {
         Objects.requireNonNull(spec, "spec");
-        return new BloomFilter(spec, new PagedWords((spec.bits() + 63) >>> 6), 0);
+        return new BloomFilter(spec, new PagedWords(spec.words(1)), 0);
     }
 
     static BloomFilter restore(FilterSpec spec, PagedWords words, long itemsAdded) {
@@ -141,7 +141,7 @@ public final class BloomFilter implements MembershipFilter {
     }
 
     int pageWords() {
-        return (int) Math.min(Integer.MAX_VALUE, (spec.bitsPerPage() + 63) >>> 6);
+        return spec.pageWords(1);
     }
 
     PagedWords words() {

@@ -39,12 +39,11 @@ public final class CountingBloomFilter implements MembershipFilter {
     /** An empty counting filter of the given shape (m counters). */
     public static CountingBloomFilter create(FilterSpec spec) {
         Objects.requireNonNull(spec, "spec");
-        return new CountingBloomFilter(spec, new PagedWords(wordsFor(spec)), 0);
+        return new CountingBloomFilter(spec, new PagedWords(spec.words(BITS_PER_COUNTER)), 0);
     }
 
-    static long wordsFor(FilterSpec spec) {
-        return (spec.bits() + 15) >>> 4;
-    }
+    /** Bits of one counter. */
+    static final int BITS_PER_COUNTER = 4;
 
     static CountingBloomFilter restore(FilterSpec spec, PagedWords words, long itemsAdded) {
         return new CountingBloomFilter(spec, words, itemsAdded);
@@ -162,7 +161,7 @@ public final class CountingBloomFilter implements MembershipFilter {
         long total = 0;
         for (long i = 0; i < words.words(); i++) {
             long w = words.get(i);
-            // one bit per non-zero nibble
+            // one bit per non-zero counter
             long nz = (w | (w >>> 1) | (w >>> 2) | (w >>> 3)) & 0x1111111111111111L;
             total += Long.bitCount(nz);
         }

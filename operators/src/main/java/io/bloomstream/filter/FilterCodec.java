@@ -2,7 +2,9 @@ package io.bloomstream.filter;
 
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
 import java.io.DataOutputStream;
+import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -11,6 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.zip.CRC32C;
+import java.util.zip.CheckedInputStream;
 import java.util.zip.CheckedOutputStream;
 
 /**
@@ -39,9 +42,11 @@ import java.util.zip.CheckedOutputStream;
  * count (4), then each stage as bits (8), hashes (4), itemsAdded (8) and a bloom body. Body of a
  * page: its words.
  *
- * <p>Decoding checks every field before it allocates anything, and never allocates more than the
- * declared input length can hold; any defect raises {@link FilterFormatException}. The format
- * version and type ids never change meaning; a test locks them with golden files.
+ * <p>Decoding checks the magic and the CRC32C before it interprets any other field (inputs of 2 GiB
+ * and more, parsed as they stream, check the CRC at the end), checks every field before it
+ * allocates anything, and never allocates more than the declared input length can hold; any defect
+ * raises {@link FilterFormatException}. The format version and type ids never change meaning; a
+ * test locks them with golden files.
  */
 public final class FilterCodec {
 
@@ -85,7 +90,11 @@ public final class FilterCodec {
         } else if (filter instanceof CountingBloomFilter) {
             CountingBloomFilter f = (CountingBloomFilter) filter;
             header(data, TYPE_COUNTING, f.spec(), f.itemsAdded());
-            body(data, f.spec(), f.words(), countingPageWords(f.spec()));
+            body(
+                    data,
+                    f.spec(),
+                    f.words(),
+                    f.spec().pageWords(CountingBloomFilter.BITS_PER_COUNTER));
         } else if (filter instanceof ScalableBloomFilter) {
             writeScalable(data, (ScalableBloomFilter) filter);
         } else {
@@ -107,7 +116,7 @@ public final class FilterCodec {
             throw new IllegalArgumentException(
                     "pageIndex must be in [0, " + spec.pages() + "), was " + pageIndex);
         }
-        int expected = counting ? countingPageWords(spec) : pageWords(spec);
+        int expected = spec.pageWords(cellBits(counting));
         if (words.length != expected) {
             throw new IllegalArgumentException(
                     "words.length must be " + expected + ", was " + words.length);
@@ -205,12 +214,8 @@ public final class FilterCodec {
         }
     }
 
-    static int pageWords(FilterSpec spec) {
-        return (int) Math.min(Integer.MAX_VALUE, (spec.bitsPerPage() + 63) >>> 6);
-    }
-
-    static int countingPageWords(FilterSpec spec) {
-        return (int) Math.min(Integer.MAX_VALUE, (spec.bitsPerPage() + 15) >>> 4);
+    private static int cellBits(boolean counting) {
+        return counting ? CountingBloomFilter.BITS_PER_COUNTER : 1;
     }
 
     // ------------------------------------------------------------------ decoding
@@ -235,7 +240,7 @@ public final class FilterCodec {
             throws FilterFormatException {
         checkChecksumFirst(bytes);
         try {
-            return readStream(new ByteArrayInputStream(bytes), bytes.length, keyedHasher);
+            return readStream(new ByteArrayInputStream(bytes), bytes.length, keyedHasher, true);
         } catch (FilterFormatException e) {
             throw e;
         } catch (IOException e) {
@@ -291,20 +296,33 @@ public final class FilterCodec {
             }
             return decode(bytes, keyedHasher);
         }
-        // Inputs of 2 GiB and more are parsed as they stream; their CRC is checked at the end.
-        return readStream(in, length, keyedHasher);
+        return readStreaming(in, length, keyedHasher);
     }
 
-    private static MembershipFilter readStream(InputStream in, long length, Hasher keyedHasher)
+    /** Parses as the bytes stream, checking the CRC at the end: for inputs of 2 GiB and more. */
+    static MembershipFilter readStreaming(InputStream in, long length, Hasher keyedHasher)
             throws IOException {
-        FormatReader r = new FormatReader(in, length);
+        return readStream(in, length, keyedHasher, false);
+    }
+
+    private static MembershipFilter readStream(
+            InputStream in, long length, Hasher keyedHasher, boolean checksumVerified)
+            throws IOException {
+        try {
+            return parse(new FormatReader(in, length, checksumVerified), keyedHasher);
+        } catch (EOFException e) {
+            throw new FilterFormatException("length", "unexpected end of input");
+        }
+    }
+
+    private static MembershipFilter parse(FormatReader r, Hasher keyedHasher) throws IOException {
         Header h = readHeader(r, keyedHasher);
         MembershipFilter filter;
         switch (h.type) {
             case TYPE_BLOOM:
                 {
                     FilterSpec spec = h.spec();
-                    PagedWords words = readBody(r, spec, (spec.bits() + 63) >>> 6, pageWords(spec));
+                    PagedWords words = readBody(r, spec, 1);
                     checkUnusedBits(words, spec.bits(), 1);
                     filter = BloomFilter.restore(spec, words, h.itemsAdded);
                     break;
@@ -312,12 +330,7 @@ public final class FilterCodec {
             case TYPE_COUNTING:
                 {
                     FilterSpec spec = h.spec();
-                    PagedWords words =
-                            readBody(
-                                    r,
-                                    spec,
-                                    CountingBloomFilter.wordsFor(spec),
-                                    countingPageWords(spec));
+                    PagedWords words = readBody(r, spec, CountingBloomFilter.BITS_PER_COUNTER);
                     checkUnusedBits(words, spec.bits(), 4);
                     filter = CountingBloomFilter.restore(spec, words, h.itemsAdded);
                     break;
@@ -343,7 +356,8 @@ public final class FilterCodec {
      */
     public static Page decodePage(byte[] bytes, Hasher keyedHasher) throws FilterFormatException {
         try {
-            FormatReader r = new FormatReader(new ByteArrayInputStream(bytes), bytes.length);
+            checkChecksumFirst(bytes);
+            FormatReader r = new FormatReader(new ByteArrayInputStream(bytes), bytes.length, true);
             Header h = readHeader(r, keyedHasher);
             if (h.type != TYPE_BLOOM_PAGE && h.type != TYPE_COUNTING_PAGE) {
                 throw new FilterFormatException("type", "not a page: type " + h.type);
@@ -355,7 +369,7 @@ public final class FilterCodec {
                         "itemsAdded", "page index " + index + " outside [0, " + spec.pages() + ")");
             }
             boolean counting = h.type == TYPE_COUNTING_PAGE;
-            int n = counting ? countingPageWords(spec) : pageWords(spec);
+            int n = spec.pageWords(cellBits(counting));
             r.require(8L * n, "body");
             long[] words = new long[n];
             for (int i = 0; i < n; i++) {
@@ -445,8 +459,10 @@ public final class FilterCodec {
         return h;
     }
 
-    private static PagedWords readBody(
-            FormatReader r, FilterSpec spec, long totalWords, int pageWords) throws IOException {
+    private static PagedWords readBody(FormatReader r, FilterSpec spec, int bitsPerCell)
+            throws IOException {
+        long totalWords = spec.words(bitsPerCell);
+        int pageWords = spec.pageWords(bitsPerCell);
         int encoding = r.readUnsignedByte();
         if (encoding == DENSE) {
             r.require(totalWords * 8, "bits");
@@ -534,7 +550,7 @@ public final class FilterCodec {
             if (itemsAdded < 0) {
                 throw new FilterFormatException("itemsAdded", "stage " + i + ": negative");
             }
-            PagedWords words = readBody(r, spec, (spec.bits() + 63) >>> 6, pageWords(spec));
+            PagedWords words = readBody(r, spec, 1);
             checkUnusedBits(words, spec.bits(), 1);
             stages.add(BloomFilter.restore(spec, words, itemsAdded));
             total += itemsAdded;
@@ -547,15 +563,21 @@ public final class FilterCodec {
                 initialCapacity, fpp, growth, tightening, cascadePageBits, h.hasher, stages);
     }
 
-    /** Reads big-endian fields, tracks what is left of the declared length, checks the CRC. */
+    /**
+     * Reads big-endian fields, tracks what is left of the declared length, and checks the CRC at
+     * the end unless it was verified before parsing.
+     */
     private static final class FormatReader {
-        private final InputStream in;
-        private final CRC32C crc = new CRC32C();
+        private final InputStream raw;
+        private final CRC32C crc; // null when the checksum was verified up front
+        private final DataInputStream data;
         private long remaining; // bytes left before the trailer
-        private final byte[] buf = new byte[8];
 
-        FormatReader(InputStream in, long length) {
-            this.in = in;
+        FormatReader(InputStream in, long length, boolean checksumVerified) {
+            this.raw = in;
+            this.crc = checksumVerified ? null : new CRC32C();
+            this.data =
+                    new DataInputStream(checksumVerified ? in : new CheckedInputStream(in, crc));
             this.remaining = length - TRAILER_BYTES;
         }
 
@@ -572,44 +594,29 @@ public final class FilterCodec {
             }
         }
 
-        private void fill(int n) throws IOException {
-            require(n, "length");
-            int off = 0;
-            while (off < n) {
-                int got = in.read(buf, off, n - off);
-                if (got < 0) {
-                    throw new FilterFormatException("length", "unexpected end of input");
-                }
-                off += got;
-            }
-            crc.update(buf, 0, n);
-            remaining -= n;
+        private void take(int bytes) throws FilterFormatException {
+            require(bytes, "length");
+            remaining -= bytes;
         }
 
         int readUnsignedByte() throws IOException {
-            fill(1);
-            return buf[0] & 0xFF;
+            take(1);
+            return data.readUnsignedByte();
         }
 
         int readInt() throws IOException {
-            fill(4);
-            return ((buf[0] & 0xFF) << 24)
-                    | ((buf[1] & 0xFF) << 16)
-                    | ((buf[2] & 0xFF) << 8)
-                    | (buf[3] & 0xFF);
+            take(4);
+            return data.readInt();
         }
 
         long readLong() throws IOException {
-            fill(8);
-            long v = 0;
-            for (int i = 0; i < 8; i++) {
-                v = (v << 8) | (buf[i] & 0xFF);
-            }
-            return v;
+            take(8);
+            return data.readLong();
         }
 
         double readDouble() throws IOException {
-            return Double.longBitsToDouble(readLong());
+            take(8);
+            return data.readDouble();
         }
 
         /** Checks that nothing is left but the trailer, and that the trailer matches. */
@@ -618,20 +625,16 @@ public final class FilterCodec {
                 throw new FilterFormatException(
                         "length", remaining + " unexpected bytes after the body");
             }
-            int expected = (int) crc.getValue();
-            int off = 0;
-            while (off < 4) {
-                int got = in.read(buf, off, 4 - off);
-                if (got < 0) {
-                    throw new FilterFormatException("crc32c", "missing checksum");
-                }
-                off += got;
+            if (crc == null) {
+                return;
             }
-            int found =
-                    ((buf[0] & 0xFF) << 24)
-                            | ((buf[1] & 0xFF) << 16)
-                            | ((buf[2] & 0xFF) << 8)
-                            | (buf[3] & 0xFF);
+            int expected = (int) crc.getValue();
+            int found;
+            try {
+                found = new DataInputStream(raw).readInt();
+            } catch (EOFException e) {
+                throw new FilterFormatException("crc32c", "missing checksum");
+            }
             if (found != expected) {
                 throw new FilterFormatException(
                         "crc32c",

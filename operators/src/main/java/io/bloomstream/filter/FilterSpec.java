@@ -155,6 +155,23 @@ public final class FilterSpec {
         return pageBits == CLASSIC ? bits : pageBits;
     }
 
+    /**
+     * The 64-bit words of the whole filter when each cell takes {@code bitsPerCell} bits (1 for a
+     * Bloom filter, 4 for a counting one).
+     */
+    long words(int bitsPerCell) {
+        return (bits * bitsPerCell + 63) >>> 6;
+    }
+
+    /**
+     * The 64-bit words of one page when each cell takes {@code bitsPerCell} bits; capped at {@code
+     * Integer.MAX_VALUE} for a classic filter too large for one array (such a filter is never
+     * handled page by page).
+     */
+    int pageWords(int bitsPerCell) {
+        return (int) Math.min(Integer.MAX_VALUE, (bitsPerPage() * bitsPerCell + 63) >>> 6);
+    }
+
     /** The hasher. */
     public Hasher hasher() {
         return hasher;

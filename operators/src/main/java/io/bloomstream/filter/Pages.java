@@ -11,12 +11,12 @@ public final class Pages {
 
     /** The number of 64-bit words in one page of {@code spec}. */
     public static int words(FilterSpec spec) {
-        long w = (spec.bitsPerPage() + 63) >>> 6;
+        int w = spec.pageWords(1);
         if (w > Integer.MAX_VALUE - 8) {
             throw new IllegalArgumentException(
                     "a page of " + spec.bitsPerPage() + " bits does not fit one long[]");
         }
-        return (int) w;
+        return w;
     }
 
     /**

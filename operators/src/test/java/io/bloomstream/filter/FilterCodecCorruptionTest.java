@@ -68,6 +68,35 @@ class FilterCodecCorruptionTest {
     }
 
     @Test
+    void streamingDecodeChecksTheChecksumAtTheEnd() throws Exception {
+        byte[] good = FilterCodec.encode(GoldenFilters.all().get("bloom-paged-v1.bin"));
+        MembershipFilter f =
+                FilterCodec.readStreaming(
+                        new java.io.ByteArrayInputStream(good), good.length, null);
+        assertThat(f.mightContain(GoldenFilters.item(0))).isTrue();
+        byte[] flipped = good.clone();
+        flipped[good.length - 10] ^= 1; // a body bit: structure intact, checksum wrong
+        assertThatThrownBy(
+                        () ->
+                                FilterCodec.readStreaming(
+                                        new java.io.ByteArrayInputStream(flipped),
+                                        flipped.length,
+                                        null))
+                .isInstanceOf(FilterFormatException.class)
+                .extracting(e -> ((FilterFormatException) e).field())
+                .isEqualTo("crc32c");
+        assertThatThrownBy(
+                        () ->
+                                FilterCodec.readStreaming(
+                                        new java.io.ByteArrayInputStream(good, 0, 30),
+                                        good.length,
+                                        null))
+                .isInstanceOf(FilterFormatException.class)
+                .extracting(e -> ((FilterFormatException) e).field())
+                .isEqualTo("length");
+    }
+
+    @Test
     void appendedGarbageIsRejected() {
         for (byte[] full : samples()) {
             byte[] longer = Arrays.copyOf(full, full.length + 8);
