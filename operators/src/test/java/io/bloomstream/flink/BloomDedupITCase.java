@@ -25,12 +25,9 @@ import org.apache.flink.api.common.state.CheckpointListener;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.configuration.RestartStrategyOptions;
-import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.connector.file.sink.FileSink;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -46,13 +43,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  */
 class BloomDedupITCase {
 
-    @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER =
-            new MiniClusterExtension(
-                    new MiniClusterResourceConfiguration.Builder()
-                            .setNumberTaskManagers(2)
-                            .setNumberSlotsPerTaskManager(2)
-                            .build());
+    @RegisterExtension static final MiniClusterExtension MINI_CLUSTER = DedupHarness.miniCluster();
 
     /** Distinct ids; the stream repeats each of them. */
     private static final int DISTINCT = 20_000;
@@ -69,10 +60,7 @@ class BloomDedupITCase {
     }
 
     private static StreamExecutionEnvironment env(Backend backend) {
-        Configuration conf = new Configuration();
-        conf.set(
-                StateBackendOptions.STATE_BACKEND, backend == Backend.HEAP ? "hashmap" : "rocksdb");
-        conf.set(PipelineOptions.GENERIC_TYPES, false);
+        Configuration conf = backend.jobConfig();
         conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
         conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 3);
         conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ZERO);

@@ -9,6 +9,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
@@ -18,13 +19,10 @@ import org.apache.flink.api.connector.sink2.SinkWriter;
 import org.apache.flink.api.connector.sink2.WriterInitContext;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.CoreOptions;
-import org.apache.flink.configuration.PipelineOptions;
-import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -39,17 +37,18 @@ import org.junit.jupiter.params.provider.EnumSource;
  */
 class BloomDedupRescaleITCase {
 
-    @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER =
-            new MiniClusterExtension(
-                    new MiniClusterResourceConfiguration.Builder()
-                            .setNumberTaskManagers(2)
-                            .setNumberSlotsPerTaskManager(2)
-                            .build());
+    @RegisterExtension static final MiniClusterExtension MINI_CLUSTER = DedupHarness.miniCluster();
 
     private static final int FIRST = 5_000;
     private static final int NEW = 2_000;
     private static final AtomicLong ENTERED = new AtomicLong();
+
+    /**
+     * Opens once every first-run id has entered the pipeline and the dedup task is emitting (so all
+     * tasks run, which a savepoint needs); at most ~100 ids are false positives.
+     */
+    private static volatile CountDownLatch firstRunDone = new CountDownLatch(1);
+
     private static final ConcurrentLinkedQueue<String> OUT = new ConcurrentLinkedQueue<>();
 
     static String event(long i) {
@@ -58,10 +57,7 @@ class BloomDedupRescaleITCase {
 
     private static StreamExecutionEnvironment env(
             Backend backend, int parallelism, String restore) {
-        Configuration conf = new Configuration();
-        conf.set(
-                StateBackendOptions.STATE_BACKEND, backend == Backend.HEAP ? "hashmap" : "rocksdb");
-        conf.set(PipelineOptions.GENERIC_TYPES, false);
+        Configuration conf = backend.jobConfig();
         conf.set(CoreOptions.DEFAULT_PARALLELISM, parallelism);
         if (restore != null) {
             conf.set(StateRecoveryOptions.SAVEPOINT_PATH, restore);
@@ -80,6 +76,7 @@ class BloomDedupRescaleITCase {
         // Run 1 at parallelism 2: ids [0, FIRST), then -1 markers until stopped with a savepoint.
         ENTERED.set(0);
         OUT.clear();
+        firstRunDone = new CountDownLatch(1);
         StreamExecutionEnvironment env1 = env(backend, 2, null);
         DataGeneratorSource<Long> endless =
                 new DataGeneratorSource<>(i -> i < FIRST ? i : -1L, Long.MAX_VALUE, Types.LONG);
@@ -94,13 +91,7 @@ class BloomDedupRescaleITCase {
         BloomDedup.perKey(first.keyBy(DedupHarness::key), DedupHarness.idSelector(), config())
                 .sinkTo(new CollectSink());
         JobClient job = env1.executeAsync("rescale-first");
-        // Polls a condition: every first-run id entered and the dedup task is emitting (so all
-        // tasks run; a savepoint needs them running). At most ~100 ids are false positives.
-        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
-        while (ENTERED.get() < FIRST || OUT.size() < FIRST - 100) {
-            assertThat(System.nanoTime()).as("first run progressed").isLessThan(deadline);
-            Thread.sleep(20);
-        }
+        assertThat(firstRunDone.await(2, TimeUnit.MINUTES)).as("first run progressed").isTrue();
         String savepoint =
                 job.stopWithSavepoint(false, tmp.toUri().toString(), SavepointFormatType.CANONICAL)
                         .get(2, TimeUnit.MINUTES);
@@ -136,7 +127,14 @@ class BloomDedupRescaleITCase {
             return false;
         }
         ENTERED.incrementAndGet();
+        checkFirstRunDone();
         return true;
+    }
+
+    private static void checkFirstRunDone() {
+        if (ENTERED.get() >= FIRST && OUT.size() >= FIRST - 100) {
+            firstRunDone.countDown();
+        }
     }
 
     /** Collects into {@link #OUT} (the mini cluster runs in this JVM). */
@@ -147,6 +145,7 @@ class BloomDedupRescaleITCase {
                 @Override
                 public void write(String element, Context context) {
                     OUT.add(element);
+                    checkFirstRunDone();
                 }
 
                 @Override

@@ -4,12 +4,17 @@ import java.util.List;
 import java.util.stream.Collectors;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.PipelineOptions;
+import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.runtime.state.StateBackend;
 import org.apache.flink.runtime.state.hashmap.HashMapStateBackend;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
 import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
+import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.util.OutputTag;
 
 /** Builds keyed test harnesses around the dedup function; events are "key,id" strings. */
@@ -27,6 +32,23 @@ final class DedupHarness {
         StateBackend create() {
             return this == HEAP ? new HashMapStateBackend() : new EmbeddedRocksDBStateBackend();
         }
+
+        /** A job configuration on this backend with Kryo disabled, so a fallback fails loudly. */
+        Configuration jobConfig() {
+            Configuration conf = new Configuration();
+            conf.set(StateBackendOptions.STATE_BACKEND, this == HEAP ? "hashmap" : "rocksdb");
+            conf.set(PipelineOptions.GENERIC_TYPES, false);
+            return conf;
+        }
+    }
+
+    /** The mini cluster of the ITs: two task managers with two slots each. */
+    static MiniClusterExtension miniCluster() {
+        return new MiniClusterExtension(
+                new MiniClusterResourceConfiguration.Builder()
+                        .setNumberTaskManagers(2)
+                        .setNumberSlotsPerTaskManager(2)
+                        .build());
     }
 
     private DedupHarness() {}
