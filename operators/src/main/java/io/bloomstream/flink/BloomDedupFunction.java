@@ -110,8 +110,8 @@ public class BloomDedupFunction<K, T> extends KeyedProcessFunction<K, T, T> {
                 ctx.output(duplicates, event);
             }
         }
-        if (config.hasRetention()) {
-            long expiry = filter.lastExpiry();
+        long expiry = filter.newExpiry(); // one cleanup timer per key and generation
+        if (config.hasRetention() && expiry != Long.MIN_VALUE) {
             if (config.timeDomain() == DedupConfig.TimeDomain.EVENT_TIME) {
                 ctx.timerService().registerEventTimeTimer(expiry);
             } else {

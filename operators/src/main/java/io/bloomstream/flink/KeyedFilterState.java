@@ -49,7 +49,7 @@ final class KeyedFilterState {
                 }
             };
     private boolean warnedCapacity;
-    private long lastExpiry;
+    private long newExpiry = Long.MIN_VALUE;
 
     KeyedFilterState(
             DedupConfig config,
@@ -127,13 +127,14 @@ final class KeyedFilterState {
         } else if (bucket < newest - g + 1) {
             bucket = newest - g + 1; // late event: the oldest live generation
         }
-        lastExpiry = expiryOf(bucket, g);
+        newExpiry = Long.MIN_VALUE;
         int target = (int) Math.floorMod(bucket, (long) g);
         if (meta.buckets[target] != bucket) {
             if (meta.buckets[target] != FilterMeta.EMPTY) {
                 clearSlot(meta, target);
             }
             meta.buckets[target] = bucket;
+            newExpiry = expiryOf(bucket, g);
             dirty = true;
         }
 
@@ -292,10 +293,11 @@ final class KeyedFilterState {
     }
 
     /**
-     * When the generation that the last {@link #addIfAbsent} used expires (a late event uses the
-     * oldest live generation, not its own bucket).
+     * When the generation that the last {@link #addIfAbsent} opened for its key expires, or {@link
+     * Long#MIN_VALUE} if it used a generation the key already had (whose cleanup timer is
+     * registered). A late event uses the oldest live generation, not its own bucket.
      */
-    long lastExpiry() {
-        return lastExpiry;
+    long newExpiry() {
+        return newExpiry;
     }
 }
