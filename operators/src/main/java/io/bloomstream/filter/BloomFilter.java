@@ -52,6 +52,7 @@ public final class BloomFilter implements MembershipFilter {
      * The number of adds that set at least one new bit: the items the filter took as new. It is at
      * most the true number of distinct items added.
      */
+    @Override
     public long itemsAdded() {
         return itemsAdded;
     }
@@ -111,6 +112,7 @@ public final class BloomFilter implements MembershipFilter {
     }
 
     /** The theoretical rate at {@link #itemsAdded()} items under the layout's model. */
+    @Override
     public double expectedFpp() {
         return spec.expectedFpp(itemsAdded);
     }

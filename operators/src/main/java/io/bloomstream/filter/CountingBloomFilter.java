@@ -60,6 +60,7 @@ public final class CountingBloomFilter implements MembershipFilter {
     }
 
     /** Adds minus successful removes (saturating arithmetic aside). */
+    @Override
     public long itemsAdded() {
         return itemsAdded;
     }
@@ -154,6 +155,11 @@ public final class CountingBloomFilter implements MembershipFilter {
     /** See {@link #remove(long, long)}. */
     public boolean remove(long item) {
         return remove(hasher().hash(item));
+    }
+
+    @Override
+    public double expectedFpp() {
+        return spec.expectedFpp(itemsAdded());
     }
 
     /** The number of non-zero counters. */

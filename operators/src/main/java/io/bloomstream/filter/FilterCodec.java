@@ -25,7 +25,7 @@ import java.util.zip.CheckedOutputStream;
  *  4     1    version     1
  *  5     1    type        1 bloom, 2 counting, 3 scalable, 4 bloom page, 5 counting page
  *  6     1    strategy    {@link HashStrategy#id()}
- *  7     1    flags       0 (reserved)
+ *  7     1    normalization {@link Normalization#id()} of the entries, 0 = not recorded
  *  8     8    seed        {@link Hasher#seed()} (a key check value for keyed strategies)
  * 16     8    bits        m (counters for counting); 0 for scalable
  * 24     4    hashes      k; 0 for scalable
@@ -78,25 +78,48 @@ public final class FilterCodec {
         return bytes.toByteArray();
     }
 
-    /** Writes a filter to {@code out} (not closed). */
+    /** Encodes a filter with the normalization its entries were built with. */
+    public static byte[] encode(MembershipFilter filter, Normalization normalization) {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        try {
+            write(filter, normalization, bytes);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return bytes.toByteArray();
+    }
+
+    /** Writes a filter to {@code out} (not closed), recording no normalization. */
     public static void write(MembershipFilter filter, OutputStream out) throws IOException {
+        write(filter, null, out);
+    }
+
+    /**
+     * Writes a filter to {@code out} (not closed) as it streams: no second copy of the filter is
+     * made, so a filter of any size needs no more heap than itself.
+     *
+     * @param normalization how the entries were normalized, or null if not recorded
+     */
+    public static void write(MembershipFilter filter, Normalization normalization, OutputStream out)
+            throws IOException {
         Objects.requireNonNull(filter, "filter");
+        int norm = normalization == null ? 0 : normalization.id();
         CRC32C crc = new CRC32C();
         DataOutputStream data = new DataOutputStream(new CheckedOutputStream(out, crc));
         if (filter instanceof BloomFilter) {
             BloomFilter f = (BloomFilter) filter;
-            header(data, TYPE_BLOOM, f.spec(), f.itemsAdded());
+            header(data, TYPE_BLOOM, norm, f.spec(), f.itemsAdded());
             body(data, f.spec(), f.words(), f.pageWords());
         } else if (filter instanceof CountingBloomFilter) {
             CountingBloomFilter f = (CountingBloomFilter) filter;
-            header(data, TYPE_COUNTING, f.spec(), f.itemsAdded());
+            header(data, TYPE_COUNTING, norm, f.spec(), f.itemsAdded());
             body(
                     data,
                     f.spec(),
                     f.words(),
                     f.spec().pageWords(CountingBloomFilter.BITS_PER_COUNTER));
         } else if (filter instanceof ScalableBloomFilter) {
-            writeScalable(data, (ScalableBloomFilter) filter);
+            writeScalable(data, norm, (ScalableBloomFilter) filter);
         } else {
             throw new IllegalArgumentException(
                     "no binary format for " + filter.getClass().getName());
@@ -125,7 +148,7 @@ public final class FilterCodec {
         CRC32C crc = new CRC32C();
         try {
             DataOutputStream data = new DataOutputStream(new CheckedOutputStream(bytes, crc));
-            header(data, counting ? TYPE_COUNTING_PAGE : TYPE_BLOOM_PAGE, spec, pageIndex);
+            header(data, counting ? TYPE_COUNTING_PAGE : TYPE_BLOOM_PAGE, 0, spec, pageIndex);
             for (long w : words) {
                 data.writeLong(w);
             }
@@ -137,14 +160,24 @@ public final class FilterCodec {
         return bytes.toByteArray();
     }
 
-    private static void header(DataOutputStream out, int type, FilterSpec spec, long itemsAdded)
+    private static void header(
+            DataOutputStream out, int type, int normalization, FilterSpec spec, long itemsAdded)
             throws IOException {
-        header(out, type, spec.hasher(), spec.bits(), spec.hashes(), spec.pageBits(), itemsAdded);
+        header(
+                out,
+                type,
+                normalization,
+                spec.hasher(),
+                spec.bits(),
+                spec.hashes(),
+                spec.pageBits(),
+                itemsAdded);
     }
 
     private static void header(
             DataOutputStream out,
             int type,
+            int normalization,
             Hasher hasher,
             long bits,
             int hashes,
@@ -155,7 +188,7 @@ public final class FilterCodec {
         out.writeByte(VERSION);
         out.writeByte(type);
         out.writeByte(hasher.strategy().id());
-        out.writeByte(0);
+        out.writeByte(normalization);
         out.writeLong(hasher.seed());
         out.writeLong(bits);
         out.writeInt(hashes);
@@ -196,9 +229,9 @@ public final class FilterCodec {
         }
     }
 
-    private static void writeScalable(DataOutputStream out, ScalableBloomFilter f)
+    private static void writeScalable(DataOutputStream out, int norm, ScalableBloomFilter f)
             throws IOException {
-        header(out, TYPE_SCALABLE, f.hasher(), 0, 0, f.pageBits(), f.itemsAdded());
+        header(out, TYPE_SCALABLE, norm, f.hasher(), 0, 0, f.pageBits(), f.itemsAdded());
         out.writeLong(f.initialCapacity());
         out.writeDouble(f.fpp());
         out.writeInt(f.growth());
@@ -237,6 +270,17 @@ public final class FilterCodec {
      *     wrong
      */
     public static MembershipFilter decode(byte[] bytes, Hasher keyedHasher)
+            throws FilterFormatException {
+        return decodeFile(bytes, keyedHasher).filter();
+    }
+
+    /**
+     * Decodes a filter with the normalization its header records; see {@link #decode(byte[],
+     * Hasher)}.
+     *
+     * @throws FilterFormatException if the bytes are not a valid filter
+     */
+    public static FilterFile decodeFile(byte[] bytes, Hasher keyedHasher)
             throws FilterFormatException {
         checkChecksumFirst(bytes);
         try {
@@ -288,24 +332,36 @@ public final class FilterCodec {
      */
     public static MembershipFilter read(InputStream in, long length, Hasher keyedHasher)
             throws IOException {
+        return readFile(in, length, keyedHasher).filter();
+    }
+
+    /**
+     * Reads one filter of exactly {@code length} bytes from {@code in} (not closed), with the
+     * normalization its header records.
+     *
+     * @throws FilterFormatException if the bytes are not a valid filter
+     * @throws IOException if reading fails
+     */
+    public static FilterFile readFile(InputStream in, long length, Hasher keyedHasher)
+            throws IOException {
         if (length >= 0 && length <= Integer.MAX_VALUE - 16) {
             byte[] bytes = in.readNBytes((int) length);
             if (bytes.length != length) {
                 throw new FilterFormatException(
                         "length", "declared " + length + " bytes, found " + bytes.length);
             }
-            return decode(bytes, keyedHasher);
+            return decodeFile(bytes, keyedHasher);
         }
         return readStreaming(in, length, keyedHasher);
     }
 
     /** Parses as the bytes stream, checking the CRC at the end: for inputs of 2 GiB and more. */
-    static MembershipFilter readStreaming(InputStream in, long length, Hasher keyedHasher)
+    static FilterFile readStreaming(InputStream in, long length, Hasher keyedHasher)
             throws IOException {
         return readStream(in, length, keyedHasher, false);
     }
 
-    private static MembershipFilter readStream(
+    private static FilterFile readStream(
             InputStream in, long length, Hasher keyedHasher, boolean checksumVerified)
             throws IOException {
         try {
@@ -315,7 +371,7 @@ public final class FilterCodec {
         }
     }
 
-    private static MembershipFilter parse(FormatReader r, Hasher keyedHasher) throws IOException {
+    private static FilterFile parse(FormatReader r, Hasher keyedHasher) throws IOException {
         Header h = readHeader(r, keyedHasher);
         MembershipFilter filter;
         switch (h.type) {
@@ -343,7 +399,7 @@ public final class FilterCodec {
                         "type", "a page (type " + h.type + ") is not a filter; use decodePage");
         }
         r.finish();
-        return filter;
+        return new FilterFile(filter, h.normalization);
     }
 
     /** A decoded page: its filter's spec, whether it holds counters, its index and words. */
@@ -391,6 +447,7 @@ public final class FilterCodec {
         int hashes;
         int pageBits;
         long itemsAdded;
+        Normalization normalization;
 
         FilterSpec spec() throws FilterFormatException {
             if (bits < 1 || bits > Sizing.MAX_BITS) {
@@ -431,9 +488,13 @@ public final class FilterCodec {
         } catch (IllegalArgumentException e) {
             throw new FilterFormatException("strategy", "unknown hash strategy id " + strategyId);
         }
-        int flags = r.readUnsignedByte();
-        if (flags != 0) {
-            throw new FilterFormatException("flags", "reserved flags set: " + flags);
+        int normalization = r.readUnsignedByte();
+        if (normalization != 0) {
+            try {
+                h.normalization = Normalization.fromId(normalization);
+            } catch (IllegalArgumentException e) {
+                throw new FilterFormatException("normalization", e.getMessage());
+            }
         }
         long seed = r.readLong();
         if (strategy.isKeyed()) {

@@ -34,6 +34,15 @@ public interface MembershipFilter {
     /** The distinct-count estimate from the filter's bits. */
     Estimate estimate();
 
+    /** The items taken as new so far. */
+    long itemsAdded();
+
+    /**
+     * The theoretical false-positive rate at {@link #itemsAdded()} items under the layout's model:
+     * the rate a "might contain" answer for an item never added is wrong with.
+     */
+    double expectedFpp();
+
     /** Adds {@code hash}. */
     default void add(Hash128 hash) {
         add(hash.h1(), hash.h2());

@@ -208,6 +208,7 @@ public final class ScalableBloomFilter implements MembershipFilter {
     }
 
     /** Items taken as new, over all stages. */
+    @Override
     public long itemsAdded() {
         long total = 0;
         for (BloomFilter s : stages) {
@@ -238,6 +239,7 @@ public final class ScalableBloomFilter implements MembershipFilter {
      * The compound theoretical rate now: 1 - prod(1 - stage rate at its current items), at most the
      * sum of the stage targets, hence at most p.
      */
+    @Override
     public double expectedFpp() {
         double pass = 1;
         for (BloomFilter s : stages) {

@@ -117,6 +117,16 @@ class FilterCodecTest {
         public void add(long h1, long h2) {}
 
         @Override
+        public long itemsAdded() {
+            return 0;
+        }
+
+        @Override
+        public double expectedFpp() {
+            return 0;
+        }
+
+        @Override
         public boolean mightContain(long h1, long h2) {
             return false;
         }
@@ -130,5 +140,30 @@ class FilterCodecTest {
         public Estimate estimate() {
             return Estimate.of(0, FilterSpec.forItems(1, 0.5));
         }
+    }
+
+    @Test
+    void normalizationIsRecordedInTheHeaderAndReadBack() throws IOException {
+        for (Normalization n : Normalization.values()) {
+            BloomFilter f = BloomFilter.create(1000, 0.01);
+            f.add("a@example.com");
+            byte[] bytes = FilterCodec.encode(f, n);
+            assertThat(bytes[7]).isEqualTo((byte) n.id());
+            FilterFile file = FilterCodec.decodeFile(bytes, null);
+            assertThat(file.normalization()).isEqualTo(n);
+            assertThat(file.filter().mightContain("a@example.com")).isTrue();
+        }
+        // Filters written without one record 0, read back as "not recorded".
+        byte[] plain = FilterCodec.encode(BloomFilter.create(1000, 0.01));
+        assertThat(plain[7]).isZero();
+        assertThat(FilterCodec.decodeFile(plain, null).normalization()).isNull();
+    }
+
+    @Test
+    void normalizationIdsNeverChange() {
+        assertThat(Normalization.NONE.id()).isEqualTo(1);
+        assertThat(Normalization.LOWERCASE.id()).isEqualTo(2);
+        assertThat(Normalization.EMAIL.id()).isEqualTo(3);
+        assertThat(Normalization.DOMAIN.id()).isEqualTo(4);
     }
 }

@@ -1,0 +1,107 @@
+package io.bloomstream.flink;
+
+import java.util.Collections;
+import java.util.Map;
+import java.util.Objects;
+import org.apache.flink.annotation.PublicEvolving;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+import org.apache.flink.util.OutputTag;
+
+/**
+ * Screens events against a prebuilt filter file (for example of spam sender addresses built with
+ * the {@code build-filter} tool), updatable while the job runs.
+ *
+ * <pre>{@code
+ * ScreenConfig<Mail> config = ScreenConfig.<Mail>builder()
+ *         .filterPath("s3://lists/spam-senders.bloom")
+ *         .normalization(Normalization.EMAIL)
+ *         .field("from", Mail::from)
+ *         .field("replyTo", Mail::replyTo)
+ *         .build();
+ * SingleOutputStreamOperator<Mail> clean = BloomScreen.screen(mails, commands, config);
+ * DataStream<ScreenMatch<Mail>> spam = clean.getSideOutput(BloomScreen.flaggedTag(mails.getType()));
+ * DataStream<Mail> incomplete = clean.getSideOutput(BloomScreen.rejectedTag(mails.getType()));
+ * }</pre>
+ *
+ * <p>Every task loads the filter once in {@code open()}; a missing, truncated or corrupt file, or
+ * one built with another hash or normalization, fails the job at start with a message naming the
+ * file and the problem. A listed entry is always flagged; an unlisted one is flagged with at most
+ * the file's false-positive rate.
+ *
+ * <p>Live updates arrive as {@link ScreenCommand}s, broadcast to every task and kept in broadcast
+ * state, so they survive failover. Adds and removes go to an exact overlay consulted before the
+ * filter: a remove unflags exactly its entry and can never unflag another listed entry (which a
+ * counting filter's decrement could, for an entry that was never added). A load command swaps in a
+ * new file version atomically and clears the overlay; a bad file is rejected (metric {@link
+ * ScreenMetrics#LOAD_ERRORS}) and the old version stays in force.
+ *
+ * <p>The operator has uid and name {@code bloom-screen}.
+ */
+@PublicEvolving
+public final class BloomScreen {
+
+    /** The default operator uid and name. */
+    public static final String DEFAULT_UID = "bloom-screen";
+
+    private static final String FLAGGED_ID = "bloom-screen-flagged";
+    private static final String REJECTED_ID = "bloom-screen-rejected";
+
+    private BloomScreen() {}
+
+    /** The side output of flagged events. */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    public static <T> OutputTag<ScreenMatch<T>> flaggedTag(TypeInformation<T> type) {
+        Map<String, TypeInformation<?>> fields =
+                Map.of("event", type, "field", Types.STRING, "value", Types.STRING);
+        TypeInformation<ScreenMatch<T>> info =
+                (TypeInformation) Types.POJO(ScreenMatch.class, fields);
+        return new OutputTag<>(FLAGGED_ID, info);
+    }
+
+    /** The side output of events with a screened field missing or unusable. */
+    public static <T> OutputTag<T> rejectedTag(TypeInformation<T> type) {
+        return new OutputTag<>(REJECTED_ID, type);
+    }
+
+    /** The type information of commands. */
+    public static TypeInformation<ScreenCommand> commandType() {
+        return Types.POJO(ScreenCommand.class);
+    }
+
+    /** Screens {@code events} against the file of {@code config}, without live updates. */
+    public static <T> SingleOutputStreamOperator<T> screen(
+            DataStream<T> events, ScreenConfig<T> config) {
+        Objects.requireNonNull(events, "events");
+        DataStream<ScreenCommand> none =
+                events.getExecutionEnvironment()
+                        .fromData(Collections.<ScreenCommand>emptyList(), commandType())
+                        .name("no-screen-commands")
+                        .uid("no-screen-commands");
+        return screen(events, none, config);
+    }
+
+    /** Screens {@code events}, applying the live updates of {@code commands}. */
+    public static <T> SingleOutputStreamOperator<T> screen(
+            DataStream<T> events, DataStream<ScreenCommand> commands, ScreenConfig<T> config) {
+        Objects.requireNonNull(events, "events");
+        return apply(
+                events,
+                commands,
+                new ScreenFunction<>(
+                        config, flaggedTag(events.getType()), rejectedTag(events.getType())));
+    }
+
+    static <T> SingleOutputStreamOperator<T> apply(
+            DataStream<T> events, DataStream<ScreenCommand> commands, ScreenFunction<T> function) {
+        Objects.requireNonNull(commands, "commands");
+        return events.connect(
+                        commands.broadcast(
+                                ScreenFunction.OVERLAY_STATE, ScreenFunction.FILTER_STATE))
+                .process(function, events.getType())
+                .name(DEFAULT_UID)
+                .uid(DEFAULT_UID);
+    }
+}

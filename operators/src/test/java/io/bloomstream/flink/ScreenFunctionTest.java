@@ -1,0 +1,327 @@
+package io.bloomstream.flink;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.bloomstream.filter.BloomFilter;
+import io.bloomstream.filter.FilterCodec;
+import io.bloomstream.filter.FilterSpec;
+import io.bloomstream.filter.Hasher;
+import io.bloomstream.filter.Normalization;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.apache.flink.runtime.execution.SuppressRestartsException;
+import org.apache.flink.streaming.api.operators.co.CoBroadcastWithNonKeyedOperator;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.util.BroadcastOperatorTestHarness;
+import org.apache.flink.util.OutputTag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Tests for {@link ScreenFunction} in Flink's broadcast operator harness. Events are "from,replyTo"
+ * strings; an empty part is a missing field.
+ */
+class ScreenFunctionTest {
+
+    static final OutputTag<ScreenMatch<String>> FLAGGED = BloomScreen.flaggedTag(Types.STRING);
+    static final OutputTag<String> REJECTED = BloomScreen.rejectedTag(Types.STRING);
+
+    @TempDir Path tmp;
+
+    static String from(String event) {
+        return event.split(",", -1)[0];
+    }
+
+    static String replyTo(String event) {
+        return event.split(",", -1)[1];
+    }
+
+    /** Writes a filter of {@code entries}, normalized as EMAIL, and returns its URI. */
+    static String writeFilter(
+            Path file, Normalization normalization, Hasher hasher, String... entries)
+            throws Exception {
+        BloomFilter f =
+                BloomFilter.create(
+                        FilterSpec.builder().expectedItems(1000).fpp(0.001).hasher(hasher).build());
+        for (String e : entries) {
+            f.add(normalization.apply(e));
+        }
+        Files.write(file, FilterCodec.encode(f, normalization));
+        return file.toUri().toString();
+    }
+
+    String spamFile() throws Exception {
+        return writeFilter(
+                tmp.resolve("spam-v1.bloom"),
+                Normalization.EMAIL,
+                Hasher.defaultHasher(),
+                "spammer@bad.example",
+                "Phisher@Evil.example");
+    }
+
+    static ScreenConfig<String> config(String path) {
+        return ScreenConfig.<String>builder()
+                .filterPath(path)
+                .normalization(Normalization.EMAIL)
+                .field("from", ScreenFunctionTest::from)
+                .field("replyTo", ScreenFunctionTest::replyTo)
+                .build();
+    }
+
+    /** Commands applied, seen through the hook. */
+    static final class Recording extends ScreenFunction<String> {
+        private static final long serialVersionUID = 1L;
+        final ConcurrentLinkedQueue<ScreenCommand> applied = new ConcurrentLinkedQueue<>();
+
+        Recording(ScreenConfig<String> config) {
+            super(config, FLAGGED, REJECTED);
+        }
+
+        @Override
+        protected void commandApplied(ScreenCommand command) {
+            applied.add(command);
+        }
+    }
+
+    static BroadcastOperatorTestHarness<String, ScreenCommand, String> harness(
+            ScreenFunction<String> fn) throws Exception {
+        return new BroadcastOperatorTestHarness<>(
+                new CoBroadcastWithNonKeyedOperator<>(
+                        fn, List.of(ScreenFunction.OVERLAY_STATE, ScreenFunction.FILTER_STATE)),
+                1,
+                1,
+                0);
+    }
+
+    static BroadcastOperatorTestHarness<String, ScreenCommand, String> open(
+            ScreenFunction<String> fn, OperatorSubtaskState restore) throws Exception {
+        BroadcastOperatorTestHarness<String, ScreenCommand, String> h = harness(fn);
+        h.setup();
+        if (restore == null) {
+            h.initializeEmptyState();
+        } else {
+            h.initializeState(restore);
+        }
+        h.open();
+        return h;
+    }
+
+    static List<String> clean(BroadcastOperatorTestHarness<String, ScreenCommand, String> h) {
+        List<String> out = new ArrayList<>();
+        for (Object o : h.getOutput()) {
+            if (o instanceof StreamRecord) {
+                out.add((String) ((StreamRecord<?>) o).getValue());
+            }
+        }
+        return out;
+    }
+
+    static List<ScreenMatch<String>> flagged(
+            BroadcastOperatorTestHarness<String, ScreenCommand, String> h) {
+        List<ScreenMatch<String>> out = new ArrayList<>();
+        if (h.getSideOutput(FLAGGED) != null) {
+            h.getSideOutput(FLAGGED).forEach(r -> out.add(r.getValue()));
+        }
+        return out;
+    }
+
+    @Test
+    void flagsListedSendersAndSaysWhichFieldMatched() throws Exception {
+        try (var h = open(new Recording(config(spamFile())), null)) {
+            h.processElement("alice@good.example,alice@good.example", 1);
+            h.processElement("SPAMMER@bad.example,alice@good.example", 2);
+            h.processElement("bob@good.example,Phisher <phisher@evil.example>", 3);
+            assertThat(clean(h)).containsExactly("alice@good.example,alice@good.example");
+            assertThat(flagged(h))
+                    .containsExactly(
+                            new ScreenMatch<>(
+                                    "SPAMMER@bad.example,alice@good.example",
+                                    "from",
+                                    "spammer@bad.example"),
+                            new ScreenMatch<>(
+                                    "bob@good.example,Phisher <phisher@evil.example>",
+                                    "replyTo",
+                                    "phisher@evil.example"));
+        }
+    }
+
+    @Test
+    void eventsWithAMissingFieldAreRejectedUnlessAnotherFieldMatched() throws Exception {
+        try (var h = open(new Recording(config(spamFile())), null)) {
+            h.processElement(",alice@good.example", 1);
+            h.processElement("not-an-address,alice@good.example", 2);
+            h.processElement(",spammer@bad.example", 3);
+            assertThat(clean(h)).isEmpty();
+            assertThat(h.getSideOutput(REJECTED))
+                    .extracting(StreamRecord::getValue)
+                    .containsExactly(",alice@good.example", "not-an-address,alice@good.example");
+            assertThat(flagged(h)).extracting(m -> m.field).containsExactly("replyTo");
+        }
+    }
+
+    @Test
+    void liveAddsAndRemovesChangeTheScreenAndARemoveUnflagsOnlyItsEntry() throws Exception {
+        Recording fn = new Recording(config(spamFile()));
+        try (var h = open(fn, null)) {
+            h.processBroadcastElement(ScreenCommand.add("New@Spam.example"), 1);
+            h.processBroadcastElement(ScreenCommand.remove("spammer@bad.example"), 2);
+            h.processBroadcastElement(ScreenCommand.add("not-an-address"), 3); // unusable: ignored
+            assertThat(fn.applied).hasSize(2);
+            h.processElement("new@spam.example,x@good.example", 4);
+            h.processElement("spammer@bad.example,x@good.example", 5);
+            h.processElement("phisher@evil.example,x@good.example", 6);
+            assertThat(clean(h)).containsExactly("spammer@bad.example,x@good.example");
+            assertThat(flagged(h))
+                    .extracting(m -> m.value)
+                    .containsExactly("new@spam.example", "phisher@evil.example");
+        }
+    }
+
+    @Test
+    void liveUpdatesSurviveSnapshotAndRestore() throws Exception {
+        String path = spamFile();
+        OperatorSubtaskState snapshot;
+        try (var h = open(new Recording(config(path)), null)) {
+            h.processBroadcastElement(ScreenCommand.add("new@spam.example"), 1);
+            h.processBroadcastElement(ScreenCommand.remove("spammer@bad.example"), 2);
+            snapshot = h.snapshot(1, 10);
+        }
+        try (var h = open(new Recording(config(path)), snapshot)) {
+            h.processElement("new@spam.example,x@good.example", 4);
+            h.processElement("spammer@bad.example,x@good.example", 5);
+            assertThat(clean(h)).containsExactly("spammer@bad.example,x@good.example");
+            assertThat(flagged(h)).extracting(m -> m.value).containsExactly("new@spam.example");
+        }
+    }
+
+    @Test
+    void aNewVersionIsSwappedInAndClearsTheOverlay() throws Exception {
+        String v2 =
+                writeFilter(
+                        tmp.resolve("spam-v2.bloom"),
+                        Normalization.EMAIL,
+                        Hasher.defaultHasher(),
+                        "other@spam.example");
+        OperatorSubtaskState snapshot;
+        try (var h = open(new Recording(config(spamFile())), null)) {
+            h.processBroadcastElement(ScreenCommand.add("new@spam.example"), 1);
+            h.processBroadcastElement(ScreenCommand.load(v2, 2), 2);
+            h.processElement("spammer@bad.example,x@good.example", 3);
+            h.processElement("new@spam.example,x@good.example", 4);
+            h.processElement("other@spam.example,x@good.example", 5);
+            assertThat(flagged(h)).extracting(m -> m.value).containsExactly("other@spam.example");
+            snapshot = h.snapshot(1, 10);
+        }
+        // The restored task loads version 2, not the configured file.
+        try (var h = open(new Recording(config(spamFile())), snapshot)) {
+            h.processElement("other@spam.example,x@good.example", 6);
+            h.processElement("spammer@bad.example,x@good.example", 7);
+            assertThat(clean(h)).containsExactly("spammer@bad.example,x@good.example");
+        }
+    }
+
+    @Test
+    void aBadOrStaleNewVersionIsRejectedAndTheOldOneStaysInForce() throws Exception {
+        Path corrupt = tmp.resolve("corrupt.bloom");
+        byte[] bytes = Files.readAllBytes(Path.of(java.net.URI.create(spamFile())));
+        bytes[bytes.length / 2] ^= 4;
+        Files.write(corrupt, bytes);
+        String other =
+                writeFilter(
+                        tmp.resolve("domains.bloom"),
+                        Normalization.DOMAIN,
+                        Hasher.defaultHasher(),
+                        "bad.example");
+        Recording fn = new Recording(config(spamFile()));
+        try (var h = open(fn, null)) {
+            h.processBroadcastElement(ScreenCommand.load(corrupt.toUri().toString(), 2), 1);
+            h.processBroadcastElement(
+                    ScreenCommand.load(tmp.resolve("missing").toUri().toString(), 3), 2);
+            h.processBroadcastElement(ScreenCommand.load(other, 4), 3);
+            h.processBroadcastElement(ScreenCommand.load(spamFile(), 1), 4); // stale
+            assertThat(fn.applied).isEmpty();
+            h.processElement("spammer@bad.example,x@good.example", 5);
+            assertThat(flagged(h)).hasSize(1);
+        }
+    }
+
+    @Test
+    void badFilterFilesFailAtStartWithoutRestartsNamingFileAndProblem() throws Exception {
+        byte[] good = Files.readAllBytes(Path.of(java.net.URI.create(spamFile())));
+        byte[] truncated = java.util.Arrays.copyOf(good, good.length - 100);
+        byte[] magic = good.clone();
+        magic[0] = 'X';
+        byte[] flipped = good.clone();
+        flipped[60] ^= 0x10;
+        assertStartFails(tmp.resolve("missing.bloom").toUri().toString(), "does not exist");
+        assertStartFails(write("truncated.bloom", truncated), "crc32c");
+        assertStartFails(write("magic.bloom", magic), "field magic");
+        assertStartFails(write("flipped.bloom", flipped), "checksum mismatch");
+        assertStartFails(
+                writeFilter(
+                        tmp.resolve("xxh3-seed.bloom"),
+                        Normalization.EMAIL,
+                        Hasher.xxh3(42),
+                        "spammer@bad.example"),
+                "built with hash");
+        assertStartFails(
+                writeFilter(
+                        tmp.resolve("siphash.bloom"),
+                        Normalization.EMAIL,
+                        Hasher.sipHash24(1, 2),
+                        "spammer@bad.example"),
+                "SIPHASH_2_4");
+        assertStartFails(
+                writeFilter(
+                        tmp.resolve("lower.bloom"),
+                        Normalization.LOWERCASE,
+                        Hasher.defaultHasher(),
+                        "spammer@bad.example"),
+                "normalization 'lowercase'");
+    }
+
+    private String write(String name, byte[] bytes) throws Exception {
+        Path p = tmp.resolve(name);
+        Files.write(p, bytes);
+        return p.toUri().toString();
+    }
+
+    private static void assertStartFails(String path, String problem) {
+        assertThatThrownBy(() -> open(new Recording(config(path)), null).close())
+                .isInstanceOf(SuppressRestartsException.class)
+                .cause()
+                .hasMessageContaining("Cannot use screening filter file " + path)
+                .hasMessageContaining(problem);
+    }
+
+    @Test
+    void parsesTextCommands() {
+        assertThat(ScreenCommand.parse("add  a@b.example"))
+                .isEqualTo(ScreenCommand.add("a@b.example"));
+        assertThat(ScreenCommand.parse("REMOVE a@b.example"))
+                .isEqualTo(ScreenCommand.remove("a@b.example"));
+        assertThat(ScreenCommand.parse("load 7 s3://lists/spam v7.bloom"))
+                .isEqualTo(ScreenCommand.load("s3://lists/spam v7.bloom", 7));
+        assertThatThrownBy(() -> ScreenCommand.parse("load x y"))
+                .hasMessageContaining("'load x y'");
+        assertThatThrownBy(() -> ScreenCommand.parse("drop a"))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void configNeedsAPathAndAField() {
+        assertThatThrownBy(() -> ScreenConfig.<String>builder().filterPath("f").build())
+                .hasMessageContaining("field");
+        assertThatThrownBy(() -> ScreenConfig.<String>builder().field("a", s -> s).build())
+                .hasMessageContaining("filterPath");
+        assertThatThrownBy(
+                        () -> ScreenConfig.<String>builder().field("a", s -> s).field("a", s -> s))
+                .hasMessageContaining("'a' given twice");
+    }
+}
