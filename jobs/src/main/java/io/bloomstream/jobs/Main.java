@@ -9,7 +9,11 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         version = "bloomstream 0.1.0",
         description = "Bloom filter tools and Flink jobs.",
-        subcommands = {PlanCommand.class})
+        subcommands = {
+            PlanCommand.class,
+            BuildFilterCommand.class,
+            io.bloomstream.jobs.testdata.GenerateTestDataCommand.class
+        })
 public final class Main implements Runnable {
 
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
@@ -21,7 +25,22 @@ public final class Main implements Runnable {
 
     /** Runs the command line and returns its exit status (0 ok, 2 bad usage, 1 failure). */
     public static int run(String... args) {
-        return new CommandLine(new Main()).execute(args);
+        return commandLine().execute(args);
+    }
+
+    /** The command line, with its exception handling: bad input is a message, not a trace. */
+    static CommandLine commandLine() {
+        CommandLine cl = new CommandLine(new Main());
+        cl.setExecutionExceptionHandler(
+                (e, commandLine, parseResult) -> {
+                    commandLine.getErr().println("error: " + e.getMessage());
+                    if (!(e instanceof java.io.IOException)
+                            && !(e instanceof IllegalArgumentException)) {
+                        e.printStackTrace(commandLine.getErr());
+                    }
+                    return 1;
+                });
+        return cl;
     }
 
     @Override

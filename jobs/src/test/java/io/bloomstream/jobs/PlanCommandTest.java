@@ -14,7 +14,7 @@ class PlanCommandTest {
     private final StringWriter err = new StringWriter();
 
     private int run(String... args) {
-        CommandLine cl = new CommandLine(new Main());
+        CommandLine cl = Main.commandLine();
         cl.setOut(new PrintWriter(out));
         cl.setErr(new PrintWriter(err));
         return cl.execute(args);

@@ -1,0 +1,216 @@
+package io.bloomstream.jobs;
+
+import io.bloomstream.filter.BloomFilter;
+import io.bloomstream.filter.CountingBloomFilter;
+import io.bloomstream.filter.FilterCodec;
+import io.bloomstream.filter.FilterSpec;
+import io.bloomstream.filter.Hasher;
+import io.bloomstream.filter.MembershipFilter;
+import io.bloomstream.filter.Normalization;
+import io.bloomstream.filter.Sizing;
+import java.io.BufferedOutputStream;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.ArgGroup;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code build-filter}: reads a list, one entry a line, and writes a filter file. It streams: the
+ * list is read once to count its entries (unless given) and once to add them, so a list of any
+ * length needs no more heap than the filter.
+ */
+@Command(
+        name = "build-filter",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Builds a filter file from a list, one entry a line, and prints m, k, bytes and the"
+                    + " expected rate.",
+            "Lines empty or unusable under the normalization are skipped and counted."
+        })
+final class BuildFilterCommand implements Callable<Integer> {
+
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Option(names = "--input", required = true, paramLabel = "FILE", description = "The list.")
+    Path input;
+
+    @Option(
+            names = "--output",
+            required = true,
+            paramLabel = "FILTER",
+            description = "The filter file to write (replaced atomically).")
+    Path output;
+
+    @ArgGroup(exclusive = true, multiplicity = "1")
+    Shape shape;
+
+    static final class Shape {
+        @ArgGroup(exclusive = false)
+        Target target;
+
+        @ArgGroup(exclusive = false)
+        Explicit explicit;
+    }
+
+    static final class Target {
+        @Option(
+                names = "--fpp",
+                required = true,
+                paramLabel = "P",
+                description = "Target false-positive rate, in (0, 1).")
+        double fpp;
+
+        @Option(
+                names = "--expected-items",
+                paramLabel = "N",
+                description = "Entries to size for (default: counted in a first pass).")
+        Long expectedItems;
+    }
+
+    static final class Explicit {
+        @Option(names = "--bits", required = true, paramLabel = "M", description = "Bits (m).")
+        long bits;
+
+        @Option(names = "--hashes", required = true, paramLabel = "K", description = "Hashes (k).")
+        int hashes;
+    }
+
+    @Option(
+            names = "--normalize",
+            paramLabel = "MODE",
+            description =
+                    "none, lowercase (trim and lowercase, the default), email (the address,"
+                            + " lowercased) or domain (the part after @).")
+    String normalize = "lowercase";
+
+    @Option(
+            names = "--counting",
+            description = "Write a counting filter (4-bit counters, 4x the bytes) for removals.")
+    boolean counting;
+
+    @Option(
+            names = "--page-bits",
+            paramLabel = "B",
+            description = "Page size: a power of two 64..65536, 0 classic, -1 automatic (default).")
+    int pageBits = FilterSpec.AUTO_PAGE_BITS;
+
+    @Option(names = "--seed", paramLabel = "S", description = "XXH3 seed (default the library's).")
+    long seed = Hasher.DEFAULT_SEED;
+
+    @Override
+    public Integer call() throws IOException {
+        Normalization normalization = parse(() -> Normalization.parse(normalize));
+        if (!Files.isRegularFile(input)) {
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(), "--input " + input + ": no such file");
+        }
+        long[] counts = {0, 0}; // usable, skipped
+        FilterSpec filterSpec;
+        if (shape.explicit != null) {
+            filterSpec =
+                    parse(
+                            () ->
+                                    FilterSpec.builder()
+                                            .bits(shape.explicit.bits)
+                                            .hashes(shape.explicit.hashes)
+                                            .pageBits(pageBits)
+                                            .hasher(Hasher.xxh3(seed))
+                                            .build());
+        } else {
+            long n;
+            if (shape.target.expectedItems != null) {
+                n = shape.target.expectedItems;
+            } else {
+                scan(normalization, null, counts);
+                n = Math.max(1, counts[0]);
+            }
+            filterSpec =
+                    parse(
+                            () ->
+                                    FilterSpec.builder()
+                                            .expectedItems(n)
+                                            .fpp(shape.target.fpp)
+                                            .pageBits(pageBits)
+                                            .hasher(Hasher.xxh3(seed))
+                                            .build());
+        }
+        MembershipFilter filter =
+                counting ? CountingBloomFilter.create(filterSpec) : BloomFilter.create(filterSpec);
+        scan(normalization, filter, counts);
+        Path parent = output.toAbsolutePath().getParent();
+        Files.createDirectories(parent);
+        Path tmp = Files.createTempFile(parent, ".build-filter-", ".tmp");
+        try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(tmp), 1 << 16)) {
+            FilterCodec.write(filter, normalization, out);
+        } catch (IOException | RuntimeException e) {
+            Files.deleteIfExists(tmp);
+            throw e;
+        }
+        Files.move(
+                tmp, output, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        long bytes = Files.size(output);
+        PrintWriter out = spec.commandLine().getOut();
+        out.printf(Locale.ROOT, "wrote             %s%n", output);
+        out.printf(Locale.ROOT, "type              %s%n", counting ? "counting" : "bloom");
+        out.printf(Locale.ROOT, "normalization     %s%n", normalization);
+        out.printf(Locale.ROOT, "entries added     %d%n", counts[0]);
+        out.printf(Locale.ROOT, "lines skipped     %d (empty or unusable)%n", counts[1]);
+        out.printf(Locale.ROOT, "distinct (est.)   %.0f%n", filter.estimate().estimate());
+        out.printf(Locale.ROOT, "bits (m)          %d%n", filterSpec.bits());
+        out.printf(Locale.ROOT, "hashes (k)        %d%n", filterSpec.hashes());
+        out.printf(
+                Locale.ROOT,
+                "layout            %s%n",
+                filterSpec.isClassic() ? "classic" : filterSpec.pageBits() + "-bit pages");
+        out.printf(Locale.ROOT, "bytes             %d (%s)%n", bytes, PlanCommand.human(bytes));
+        out.printf(
+                Locale.ROOT,
+                "bits per entry    %.3f%n",
+                Sizing.bitsPerItem(filterSpec.bits(), Math.max(1, counts[0])));
+        out.printf(
+                Locale.ROOT,
+                "expected fpp      %.4e at %d entries%n",
+                filter.expectedFpp(),
+                filter.itemsAdded());
+        out.flush();
+        return 0;
+    }
+
+    /** Reads the list once; adds each usable entry to {@code filter} if given, else counts. */
+    private void scan(Normalization normalization, MembershipFilter filter, long[] counts)
+            throws IOException {
+        counts[0] = 0;
+        counts[1] = 0;
+        try (BufferedReader r = Files.newBufferedReader(input, StandardCharsets.UTF_8)) {
+            for (String line = r.readLine(); line != null; line = r.readLine()) {
+                String entry = normalization.apply(line);
+                if (entry == null) {
+                    counts[1]++;
+                } else {
+                    counts[0]++;
+                    if (filter != null) {
+                        filter.add(entry);
+                    }
+                }
+            }
+        }
+    }
+
+    private <T> T parse(java.util.function.Supplier<T> s) {
+        try {
+            return s.get();
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+        }
+    }
+}

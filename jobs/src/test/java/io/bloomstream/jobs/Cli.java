@@ -1,0 +1,31 @@
+package io.bloomstream.jobs;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import picocli.CommandLine;
+
+/** Runs the command line in-process and keeps what it printed. */
+final class Cli {
+    final StringWriter out = new StringWriter();
+    final StringWriter err = new StringWriter();
+
+    int run(String... args) {
+        CommandLine cl = Main.commandLine();
+        cl.setOut(new PrintWriter(out, true));
+        cl.setErr(new PrintWriter(err, true));
+        return cl.execute(args);
+    }
+
+    /** The committed {@code testdata/} directory, found from the working directory up. */
+    static Path testdata() {
+        for (Path p = Path.of("").toAbsolutePath(); p != null; p = p.getParent()) {
+            if (Files.isDirectory(p.resolve("testdata/spam"))) {
+                return p.resolve("testdata");
+            }
+        }
+        throw new IllegalStateException(
+                "testdata/ not found above " + Path.of("").toAbsolutePath());
+    }
+}
