@@ -12,6 +12,8 @@ import picocli.CommandLine.Command;
         subcommands = {
             PlanCommand.class,
             BuildFilterCommand.class,
+            DedupCommand.class,
+            ScreenCommandLine.class,
             io.bloomstream.jobs.testdata.GenerateTestDataCommand.class
         })
 public final class Main implements Runnable {
@@ -31,6 +33,7 @@ public final class Main implements Runnable {
     /** The command line, with its exception handling: bad input is a message, not a trace. */
     static CommandLine commandLine() {
         CommandLine cl = new CommandLine(new Main());
+        cl.setCaseInsensitiveEnumValuesAllowed(true);
         cl.setExecutionExceptionHandler(
                 (e, commandLine, parseResult) -> {
                     commandLine.getErr().println("error: " + e.getMessage());

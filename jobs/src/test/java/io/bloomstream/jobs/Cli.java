@@ -18,6 +18,20 @@ final class Cli {
         return cl.execute(args);
     }
 
+    /** Every line of the part files under {@code dir} (not its hidden or _ subdirectories). */
+    static java.util.List<String> readParts(Path dir) throws java.io.IOException {
+        java.util.List<String> lines = new java.util.ArrayList<>();
+        try (var files = Files.list(dir)) {
+            for (Path f : (Iterable<Path>) files.sorted()::iterator) {
+                String name = f.getFileName().toString();
+                if (Files.isRegularFile(f) && name.startsWith("part-")) {
+                    lines.addAll(Files.readAllLines(f));
+                }
+            }
+        }
+        return lines;
+    }
+
     /** The committed {@code testdata/} directory, found from the working directory up. */
     static Path testdata() {
         for (Path p = Path.of("").toAbsolutePath(); p != null; p = p.getParent()) {

@@ -1,6 +1,5 @@
 package io.bloomstream.flink;
 
-import java.util.Collections;
 import java.util.Map;
 import java.util.Objects;
 import org.apache.flink.annotation.PublicEvolving;
@@ -8,6 +7,8 @@ import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.util.Collector;
 import org.apache.flink.util.OutputTag;
 
 /**
@@ -75,12 +76,22 @@ public final class BloomScreen {
     public static <T> SingleOutputStreamOperator<T> screen(
             DataStream<T> events, ScreenConfig<T> config) {
         Objects.requireNonNull(events, "events");
-        DataStream<ScreenCommand> none =
-                events.getExecutionEnvironment()
-                        .fromData(Collections.<ScreenCommand>emptyList(), commandType())
-                        .name("no-screen-commands")
-                        .uid("no-screen-commands");
-        return screen(events, none, config);
+        return screen(events, noCommands(events.getExecutionEnvironment()), config);
+    }
+
+    /**
+     * A bounded stream without commands. (Flink 2.2's {@code fromData} of an empty collection fails
+     * at run time, so this filters out a one-element sequence.)
+     */
+    public static SingleOutputStreamOperator<ScreenCommand> noCommands(
+            StreamExecutionEnvironment env) {
+        return env.fromSequence(0, 0)
+                .name("no-screen-commands")
+                .uid("no-screen-commands")
+                .flatMap((Long ignored, Collector<ScreenCommand> out) -> {})
+                .returns(commandType())
+                .name("no-screen-commands-flat")
+                .uid("no-screen-commands-flat");
     }
 
     /** Screens {@code events}, applying the live updates of {@code commands}. */

@@ -1,0 +1,111 @@
+package io.bloomstream.jobs;
+
+import io.bloomstream.flink.BloomDedup;
+import io.bloomstream.flink.DedupConfig;
+import io.bloomstream.flink.IdSelector;
+import io.bloomstream.jobs.io.IoOptions;
+import io.bloomstream.jobs.io.LineParser;
+import io.bloomstream.jobs.io.Parsed;
+import io.bloomstream.jobs.io.Rejects;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Callable;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/** {@code dedup}: writes the first occurrence of each id. */
+@Command(
+        name = "dedup",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Writes the first occurrence of each id (Bloom filter dedup: a first occurrence is"
+                    + " dropped only as a false positive, with at most --fpp).",
+            "Text input: the line is the id. JSON lines: --id-field, and --key-field for one"
+                    + " filter per key (else one filter over the whole stream)."
+        })
+final class DedupCommand implements Callable<Integer> {
+
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Mixin IoOptions io;
+
+    @Option(
+            names = "--expected-items",
+            paramLabel = "N",
+            description = "Distinct ids expected (per key with --key-field). Default 1000000.")
+    long expectedItems = 1_000_000;
+
+    @Option(names = "--fpp", paramLabel = "P", description = "False-positive rate. Default 0.01.")
+    double fpp = 0.01;
+
+    @Option(names = "--format", paramLabel = "FORMAT", description = "text (default) or json.")
+    LineParser.Format format = LineParser.Format.TEXT;
+
+    @Option(names = "--id-field", paramLabel = "F", description = "JSON: the id field.")
+    String idField;
+
+    @Option(names = "--key-field", paramLabel = "F", description = "JSON: the key field.")
+    String keyField;
+
+    @Option(
+            names = "--retention",
+            paramLabel = "DURATION",
+            description = "Forget ids after this long (processing time), e.g. 24h.",
+            converter = IoOptions.DurationConverter.class)
+    Duration retention;
+
+    @Override
+    public Integer call() throws Exception {
+        io.validate("dedup");
+        LineParser parser = Commands.parser(spec, format, idField, "--id-field", keyField);
+        DedupConfig config =
+                Commands.config(
+                        spec,
+                        () -> {
+                            DedupConfig.Builder b =
+                                    DedupConfig.builder().expectedItems(expectedItems).fpp(fpp);
+                            if (retention != null) {
+                                b.retention(retention, DedupConfig.TimeDomain.PROCESSING_TIME);
+                            }
+                            return b.build();
+                        });
+        StreamExecutionEnvironment env = io.environment();
+        SingleOutputStreamOperator<Parsed> parsed =
+                io.source(env, "input")
+                        .process(new Rejects(parser, true))
+                        .returns(PARSED)
+                        .name("parse")
+                        .uid("parse");
+        pipeline(parsed, keyField != null, config).sinkTo(io.sink()).name("output").uid("output");
+        parsed.getSideOutput(Rejects.TAG)
+                .sinkTo(io.rejectedSink())
+                .name("rejected")
+                .uid("rejected");
+        env.execute("bloomstream dedup");
+        return 0;
+    }
+
+    static final TypeInformation<Parsed> PARSED = Types.POJO(Parsed.class);
+
+    /** First occurrences of {@code values[0]}, per key or over the whole stream; raw lines out. */
+    static DataStream<String> pipeline(
+            DataStream<Parsed> parsed, boolean perKey, DedupConfig config) {
+        IdSelector<Parsed> id = IdSelector.ofString(p -> p.values[0]);
+        DataStream<Parsed> firsts =
+                perKey
+                        ? BloomDedup.perKey(parsed.keyBy(p -> p.key, Types.STRING), id, config)
+                        : BloomDedup.global(parsed, id, config);
+        return firsts.map(p -> p.raw).returns(Types.STRING).name("raw").uid("raw");
+    }
+
+    static List<String> fields(String field) {
+        return field == null ? List.of() : List.of(field);
+    }
+}

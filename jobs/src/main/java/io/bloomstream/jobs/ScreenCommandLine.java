@@ -1,0 +1,218 @@
+package io.bloomstream.jobs;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import io.bloomstream.filter.Normalization;
+import io.bloomstream.flink.BloomScreen;
+import io.bloomstream.flink.ScreenCommand;
+import io.bloomstream.flink.ScreenConfig;
+import io.bloomstream.flink.ScreenMatch;
+import io.bloomstream.jobs.io.IoOptions;
+import io.bloomstream.jobs.io.LineParser;
+import io.bloomstream.jobs.io.Parsed;
+import io.bloomstream.jobs.io.Rejects;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.connector.file.src.FileSource;
+import org.apache.flink.connector.file.src.reader.TextLineInputFormat;
+import org.apache.flink.core.fs.Path;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.functions.ProcessFunction;
+import org.apache.flink.util.Collector;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/** {@code screen}: splits a stream into clean and flagged records against a filter file. */
+@Command(
+        name = "screen",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Checks each record against a filter file built by build-filter: clean records to"
+                    + " --output, flagged ones (with the field that matched) to --flagged-output,"
+                    + " records missing a field or unparsable to OUTPUT/_rejected.",
+            "Live updates (add ENTRY | remove ENTRY | load VERSION PATH, one a line) come from"
+                    + " --updates FILE or, with Kafka, --control-topic."
+        })
+final class ScreenCommandLine implements Callable<Integer> {
+
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Mixin IoOptions io;
+
+    @Option(
+            names = "--filter",
+            required = true,
+            paramLabel = "FILTER",
+            description = "The filter file (any Flink file system URI).")
+    String filter;
+
+    @Option(names = "--flagged-output", paramLabel = "DIR", description = "Flagged records.")
+    String flaggedOutput;
+
+    @Option(names = "--flagged-topic", paramLabel = "TOPIC", description = "Kafka: flagged.")
+    String flaggedTopic;
+
+    @Option(names = "--format", paramLabel = "FORMAT", description = "text (default) or json.")
+    LineParser.Format format = LineParser.Format.TEXT;
+
+    @Option(
+            names = "--field",
+            paramLabel = "F",
+            description = "JSON: a field to screen (repeat for several; any match flags).")
+    List<String> fields = new ArrayList<>();
+
+    @Option(
+            names = "--normalize",
+            paramLabel = "MODE",
+            description = "none, lowercase, email or domain (default: what the file records).")
+    String normalize;
+
+    @Option(names = "--updates", paramLabel = "FILE", description = "Live update commands.")
+    String updates;
+
+    @Option(names = "--control-topic", paramLabel = "TOPIC", description = "Kafka: commands.")
+    String controlTopic;
+
+    @Override
+    public Integer call() throws Exception {
+        io.validate("screen");
+        if (io.kafka() ? flaggedTopic == null : flaggedOutput == null) {
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(),
+                    io.kafka() ? "--flagged-topic is required" : "--flagged-output is required");
+        }
+        if (format == LineParser.Format.JSON && fields.isEmpty()) {
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(), "--format json needs --field");
+        }
+        if (format == LineParser.Format.TEXT && !fields.isEmpty()) {
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(), "--field needs --format json");
+        }
+        Normalization normalization =
+                normalize != null
+                        ? Commands.config(spec, () -> Normalization.parse(normalize))
+                        : recordedNormalization(filter);
+        ScreenConfig.Builder<Parsed> config =
+                ScreenConfig.<Parsed>builder().filterPath(filter).normalization(normalization);
+        if (format == LineParser.Format.TEXT) {
+            config.field("line", p -> p.values[0]);
+        } else {
+            for (int i = 0; i < fields.size(); i++) {
+                int index = i;
+                config.field(fields.get(i), p -> p.values[index]);
+            }
+        }
+        StreamExecutionEnvironment env = io.environment();
+        SingleOutputStreamOperator<Parsed> parsed =
+                io.source(env, "input")
+                        .process(new Rejects(new LineParser(format, null, fields), false))
+                        .returns(DedupCommand.PARSED)
+                        .name("parse")
+                        .uid("parse");
+        SingleOutputStreamOperator<ScreenCommand> commands = commands(env);
+        SingleOutputStreamOperator<Parsed> clean =
+                BloomScreen.screen(parsed, commands, config.build());
+        clean.map(p -> p.raw).returns(Types.STRING).sinkTo(io.sink()).name("output").uid("output");
+        clean.getSideOutput(BloomScreen.flaggedTag(DedupCommand.PARSED))
+                .map(ScreenCommandLine::flaggedJson)
+                .returns(Types.STRING)
+                .sinkTo(io.sink(flaggedOutput, flaggedTopic, "flagged"))
+                .name("flagged")
+                .uid("flagged");
+        DataStream<String> rejected =
+                parsed.getSideOutput(Rejects.TAG)
+                        .union(
+                                clean.getSideOutput(BloomScreen.rejectedTag(DedupCommand.PARSED))
+                                        .map(p -> Rejects.json("screened field missing", p.raw))
+                                        .returns(Types.STRING),
+                                commands.getSideOutput(Rejects.TAG));
+        rejected.sinkTo(io.rejectedSink()).name("rejected").uid("rejected");
+        env.execute("bloomstream screen");
+        return 0;
+    }
+
+    private SingleOutputStreamOperator<ScreenCommand> commands(StreamExecutionEnvironment env) {
+        DataStream<String> lines;
+        if (controlTopic != null) {
+            IoOptions control = new IoOptions();
+            control.bootstrapServers = io.bootstrapServers;
+            control.inputTopic = controlTopic;
+            control.groupId = io.groupId + "-control";
+            control.bounded = io.bounded;
+            lines = control.source(env, "commands");
+        } else if (updates != null) {
+            lines =
+                    env.fromSource(
+                                    FileSource.forRecordStreamFormat(
+                                                    new TextLineInputFormat(), new Path(updates))
+                                            .build(),
+                                    WatermarkStrategy.noWatermarks(),
+                                    "commands")
+                            .uid("commands");
+        } else {
+            return BloomScreen.noCommands(env);
+        }
+        return lines.process(new ParseCommand())
+                .returns(BloomScreen.commandType())
+                .setParallelism(1)
+                .name("parse-commands")
+                .uid("parse-commands");
+    }
+
+    /** Parses commands; a bad one goes to the rejected output, never stops the job. */
+    static final class ParseCommand extends ProcessFunction<String, ScreenCommand> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public void processElement(String line, Context ctx, Collector<ScreenCommand> out) {
+            if (line.isBlank() || line.startsWith("#")) {
+                return; // comments and blank lines in command files
+            }
+            try {
+                out.collect(ScreenCommand.parse(line));
+            } catch (IllegalArgumentException e) {
+                ctx.output(Rejects.TAG, Rejects.json(e.getMessage(), line));
+            }
+        }
+    }
+
+    static String flaggedJson(ScreenMatch<Parsed> m) {
+        StringWriter w = new StringWriter();
+        try (JsonGenerator g = new JsonFactory().createGenerator(w)) {
+            g.writeStartObject();
+            g.writeStringField("field", m.field);
+            g.writeStringField("value", m.value);
+            g.writeStringField("record", m.event.raw);
+            g.writeEndObject();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return w.toString();
+    }
+
+    /** The normalization a filter file's header records (peeks at 8 bytes), else lowercase. */
+    private Normalization recordedNormalization(String file) {
+        Path p = new Path(file);
+        try (InputStream in = p.getFileSystem().open(p)) {
+            byte[] head = in.readNBytes(8);
+            if (head.length == 8 && head[7] != 0) {
+                return Normalization.fromId(head[7] & 0xFF);
+            }
+        } catch (IOException | IllegalArgumentException e) {
+            // the operator reports a missing or bad file with its full diagnosis at start
+        }
+        return Normalization.LOWERCASE;
+    }
+}

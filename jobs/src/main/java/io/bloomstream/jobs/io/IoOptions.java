@@ -1,0 +1,263 @@
+package io.bloomstream.jobs.io;
+
+import java.time.Duration;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.serialization.SimpleStringEncoder;
+import org.apache.flink.api.common.serialization.SimpleStringSchema;
+import org.apache.flink.api.connector.sink2.Sink;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.PipelineOptions;
+import org.apache.flink.configuration.RestOptions;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.connector.base.DeliveryGuarantee;
+import org.apache.flink.connector.file.sink.FileSink;
+import org.apache.flink.connector.file.src.FileSource;
+import org.apache.flink.connector.file.src.reader.TextLineInputFormat;
+import org.apache.flink.connector.kafka.sink.KafkaRecordSerializationSchema;
+import org.apache.flink.connector.kafka.sink.KafkaSink;
+import org.apache.flink.connector.kafka.source.KafkaSource;
+import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
+import org.apache.flink.core.fs.Path;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.LocalStreamEnvironment;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.functions.sink.filesystem.OutputFileConfig;
+import org.apache.flink.streaming.api.functions.sink.filesystem.bucketassigners.BasePathBucketAssigner;
+import picocli.CommandLine;
+import picocli.CommandLine.Option;
+
+/**
+ * Where a stream command reads and writes: files (a file or directory of lines in, part files out,
+ * exactly once through Flink's FileSink) or, with {@code --bootstrap-servers}, Kafka topics
+ * (transactional sink, exactly once). Also the execution options shared by every stream command.
+ */
+public final class IoOptions {
+
+    @CommandLine.Spec(CommandLine.Spec.Target.MIXEE)
+    CommandLine.Model.CommandSpec spec;
+
+    @Option(
+            names = "--input",
+            paramLabel = "PATH",
+            description = "A file or directory of lines (any Flink file system URI).")
+    public String input;
+
+    @Option(
+            names = "--output",
+            paramLabel = "DIR",
+            description = "Output directory (part files). Rejected records go to DIR/_rejected.")
+    public String output;
+
+    @Option(
+            names = "--bootstrap-servers",
+            paramLabel = "HOSTS",
+            description = "Read and write Kafka instead of files.")
+    public String bootstrapServers;
+
+    @Option(names = "--input-topic", paramLabel = "TOPIC", description = "Kafka input topic.")
+    public String inputTopic;
+
+    @Option(names = "--output-topic", paramLabel = "TOPIC", description = "Kafka output topic.")
+    public String outputTopic;
+
+    @Option(
+            names = "--dead-letter-topic",
+            paramLabel = "TOPIC",
+            description = "Kafka topic of rejected records (default OUTPUT_TOPIC-rejected).")
+    public String deadLetterTopic;
+
+    @Option(
+            names = "--group-id",
+            paramLabel = "ID",
+            description = "Kafka consumer group (default bloomstream-COMMAND).")
+    public String groupId;
+
+    @Option(
+            names = "--bounded",
+            description = "Kafka: stop at the offsets that are latest when the job starts.")
+    public boolean bounded;
+
+    @Option(
+            names = "--parallelism",
+            paramLabel = "P",
+            description = "Job parallelism (default: the cluster's, or 2 locally).")
+    public Integer parallelism;
+
+    @Option(
+            names = "--checkpoint-interval",
+            paramLabel = "DURATION",
+            description = "Checkpoint interval, e.g. 1s, 30s (default 1s).",
+            converter = DurationConverter.class)
+    public Duration checkpointInterval = Duration.ofSeconds(1);
+
+    @Option(names = "--web-ui", description = "Locally: serve Flink's web UI (port 8081 or next).")
+    public boolean webUi;
+
+    /** Checks that exactly one of files and Kafka is configured, with what it needs. */
+    public void validate(String command) {
+        if (bootstrapServers == null) {
+            require(input != null, "--input is required (or --bootstrap-servers)");
+            require(output != null, "--output is required");
+            require(inputTopic == null && outputTopic == null, "topics need --bootstrap-servers");
+        } else {
+            require(inputTopic != null, "--input-topic is required with --bootstrap-servers");
+            require(outputTopic != null, "--output-topic is required with --bootstrap-servers");
+            require(input == null && output == null, "give files or Kafka, not both");
+        }
+        if (groupId == null) {
+            groupId = "bloomstream-" + command;
+        }
+        require(parallelism == null || parallelism >= 1, "--parallelism must be >= 1");
+        require(
+                !checkpointInterval.isNegative() && !checkpointInterval.isZero(),
+                "--checkpoint-interval must be positive");
+    }
+
+    private void require(boolean ok, String message) {
+        if (!ok) {
+            throw new CommandLine.ParameterException(spec.commandLine(), message);
+        }
+    }
+
+    /** Whether the command runs between Kafka topics. */
+    public boolean kafka() {
+        return bootstrapServers != null;
+    }
+
+    /**
+     * The execution environment: the cluster's under {@code flink run}, else an embedded
+     * mini-cluster (with the web UI if asked). Kryo is off, checkpointing on.
+     */
+    public StreamExecutionEnvironment environment() {
+        Configuration conf = new Configuration();
+        conf.set(PipelineOptions.GENERIC_TYPES, false);
+        StreamExecutionEnvironment env;
+        if (webUi) {
+            conf.set(RestOptions.BIND_PORT, "8081-8181");
+            env = StreamExecutionEnvironment.createLocalEnvironmentWithWebUI(conf);
+        } else {
+            env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+        }
+        boolean local = env instanceof LocalStreamEnvironment;
+        if (parallelism != null) {
+            env.setParallelism(parallelism);
+        } else if (local) {
+            env.setParallelism(2);
+        }
+        if (local) {
+            // Fail fast on a laptop instead of Flink's endless restarts under checkpointing; on a
+            // cluster the cluster's restart strategy applies.
+            Configuration restart = new Configuration();
+            restart.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+            restart.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 2);
+            restart.set(
+                    RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY,
+                    Duration.ofSeconds(1));
+            env.configure(restart);
+        }
+        env.enableCheckpointing(checkpointInterval.toMillis());
+        return env;
+    }
+
+    /** The input lines. */
+    public DataStream<String> source(StreamExecutionEnvironment env, String name) {
+        if (kafka()) {
+            var builder =
+                    KafkaSource.<String>builder()
+                            .setBootstrapServers(bootstrapServers)
+                            .setTopics(inputTopic)
+                            .setGroupId(groupId)
+                            .setStartingOffsets(OffsetsInitializer.earliest())
+                            .setValueOnlyDeserializer(new Utf8Lines())
+                            .setProperty("isolation.level", "read_committed");
+            if (bounded) {
+                builder.setBounded(OffsetsInitializer.latest());
+            }
+            return env.fromSource(builder.build(), WatermarkStrategy.noWatermarks(), name)
+                    .uid(name);
+        }
+        FileSource<String> files =
+                FileSource.forRecordStreamFormat(new TextLineInputFormat(), new Path(input))
+                        .build();
+        return env.fromSource(files, WatermarkStrategy.noWatermarks(), name).uid(name);
+    }
+
+    /** The main output. */
+    public Sink<String> sink() {
+        return kafka() ? kafkaSink(outputTopic, "out") : fileSink(output);
+    }
+
+    /** The rejected (dead-letter) output. */
+    public Sink<String> rejectedSink() {
+        return kafka()
+                ? kafkaSink(
+                        deadLetterTopic != null ? deadLetterTopic : outputTopic + "-rejected",
+                        "dlq")
+                : fileSink(output + "/_rejected");
+    }
+
+    /** Another output: a directory, or a Kafka topic. */
+    public Sink<String> sink(String dir, String topic, String id) {
+        return kafka() ? kafkaSink(topic, id) : fileSink(dir);
+    }
+
+    /** Part files directly under {@code dir}, finalized at each checkpoint and at the end. */
+    public static Sink<String> fileSink(String dir) {
+        return FileSink.forRowFormat(new Path(dir), new SimpleStringEncoder<String>("UTF-8"))
+                .withBucketAssigner(new BasePathBucketAssigner<>())
+                .withOutputFileConfig(OutputFileConfig.builder().withPartSuffix(".txt").build())
+                .build();
+    }
+
+    private Sink<String> kafkaSink(String topic, String id) {
+        return KafkaSink.<String>builder()
+                .setBootstrapServers(bootstrapServers)
+                .setRecordSerializer(
+                        KafkaRecordSerializationSchema.builder()
+                                .setTopic(topic)
+                                .setValueSerializationSchema(new SimpleStringSchema())
+                                .build())
+                .setDeliveryGuarantee(DeliveryGuarantee.EXACTLY_ONCE)
+                .setTransactionalIdPrefix(groupId + "-" + id)
+                .build();
+    }
+
+    /** Parses durations such as 500ms, 30s, 5m, 24h, 7d or ISO-8601 (PT24H). */
+    public static final class DurationConverter implements CommandLine.ITypeConverter<Duration> {
+        @Override
+        public Duration convert(String value) {
+            return parseDuration(value);
+        }
+    }
+
+    /** See {@link DurationConverter}. */
+    public static Duration parseDuration(String value) {
+        String v = value.trim().toLowerCase(java.util.Locale.ROOT);
+        try {
+            if (v.startsWith("p")) {
+                return Duration.parse(value.trim().toUpperCase(java.util.Locale.ROOT));
+            }
+            java.util.regex.Matcher m =
+                    java.util.regex.Pattern.compile("(\\d+)\\s*(ms|s|m|h|d)").matcher(v);
+            if (m.matches()) {
+                long n = Long.parseLong(m.group(1));
+                switch (m.group(2)) {
+                    case "ms":
+                        return Duration.ofMillis(n);
+                    case "s":
+                        return Duration.ofSeconds(n);
+                    case "m":
+                        return Duration.ofMinutes(n);
+                    case "h":
+                        return Duration.ofHours(n);
+                    default:
+                        return Duration.ofDays(n);
+                }
+            }
+        } catch (RuntimeException e) {
+            // reported below
+        }
+        throw new CommandLine.TypeConversionException(
+                "'" + value + "' is not a duration (e.g. 500ms, 30s, 5m, 24h, 7d, PT24H)");
+    }
+}

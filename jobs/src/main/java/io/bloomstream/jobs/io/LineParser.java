@@ -1,0 +1,124 @@
+package io.bloomstream.jobs.io;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import java.io.IOException;
+import java.io.Serializable;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Parses input lines: text (the line is the value) or JSON lines (top-level fields by name, strings
+ * or numbers). A line that cannot be parsed, or lacks a required field, raises {@link BadRecord}.
+ */
+public final class LineParser implements Serializable {
+
+    private static final long serialVersionUID = 1L;
+    private static final JsonFactory JSON = new JsonFactory();
+
+    /** Input formats. */
+    public enum Format {
+        /** One value per line. */
+        TEXT,
+        /** One JSON object per line. */
+        JSON
+    }
+
+    /** A record that cannot be used, with the reason. */
+    public static final class BadRecord extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        BadRecord(String reason) {
+            super(reason);
+        }
+    }
+
+    private final Format format;
+    private final String keyField;
+    private final String[] fields;
+
+    /**
+     * A parser of {@code format}; for JSON, {@code fields} name the values to extract (required)
+     * and {@code keyField} the key (required when not null).
+     */
+    public LineParser(Format format, String keyField, List<String> fields) {
+        this.format = Objects.requireNonNull(format, "format");
+        this.keyField = keyField;
+        this.fields = fields.toArray(new String[0]);
+        if (format == Format.JSON && this.fields.length == 0) {
+            throw new IllegalArgumentException("JSON input needs the field(s) to read");
+        }
+    }
+
+    /** Parses one line. */
+    public Parsed parse(String line) throws BadRecord {
+        if (line == null) {
+            throw new BadRecord("null record");
+        }
+        if (line.startsWith(Utf8Lines.NOT_UTF8)) {
+            throw new BadRecord("not UTF-8");
+        }
+        if (format == Format.TEXT) {
+            if (line.isBlank()) {
+                throw new BadRecord("empty line");
+            }
+            return new Parsed(line, null, new String[] {line});
+        }
+        String[] values = new String[fields.length];
+        String key = null;
+        try (JsonParser p = JSON.createParser(line)) {
+            if (p.nextToken() != JsonToken.START_OBJECT) {
+                throw new BadRecord("not a JSON object");
+            }
+            for (JsonToken t = p.nextToken(); t == JsonToken.FIELD_NAME; t = p.nextToken()) {
+                String name = p.currentName();
+                JsonToken v = p.nextToken();
+                String text = v.isScalarValue() && v != JsonToken.VALUE_NULL ? p.getText() : null;
+                if (!v.isScalarValue()) {
+                    p.skipChildren();
+                }
+                if (name.equals(keyField)) {
+                    key = text;
+                }
+                for (int i = 0; i < fields.length; i++) {
+                    if (name.equals(fields[i])) {
+                        values[i] = text;
+                    }
+                }
+            }
+            if (p.currentToken() != JsonToken.END_OBJECT || p.nextToken() != null) {
+                throw new BadRecord("not a single JSON object");
+            }
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new BadRecord("not JSON: " + e.getOriginalMessage());
+        } catch (IOException e) {
+            throw new BadRecord("not JSON: " + e.getMessage());
+        }
+        if (keyField != null && (key == null || key.isEmpty())) {
+            throw new BadRecord("missing key field '" + keyField + "'");
+        }
+        return new Parsed(line, key, values);
+    }
+
+    /** Requires every value to be present. */
+    public Parsed parseComplete(String line) throws BadRecord {
+        Parsed p = parse(line);
+        for (int i = 0; i < p.values.length; i++) {
+            if (p.values[i] == null || p.values[i].isEmpty()) {
+                throw new BadRecord(
+                        "missing field '" + (i < fields.length ? fields[i] : "line") + "'");
+            }
+        }
+        return p;
+    }
+
+    @Override
+    public String toString() {
+        return format
+                + " "
+                + Arrays.toString(fields)
+                + (keyField == null ? "" : " key " + keyField);
+    }
+}
