@@ -1,0 +1,102 @@
+package io.bloomstream.flink;
+
+import io.bloomstream.filter.Estimate;
+import org.apache.flink.annotation.PublicEvolving;
+
+/**
+ * A distinct-count estimate of one key (of one window, in the windowed variant), emitted by {@link
+ * BloomCount}. A POJO.
+ *
+ * <p>{@link #estimate} is n = m ln(m/m0) / k summed over the key's cascade stages (corrected for
+ * the paged layout, see {@link Estimate}); {@link #lower} and {@link #upper} are three standard
+ * errors either side. When the filter is too full for the logarithm to mean anything, {@link
+ * #valid} is false, {@link #saturated} true, and estimate, lower and upper are NaN rather than a
+ * number that means nothing.
+ */
+@PublicEvolving
+public class CountEstimate {
+
+    /** The key, as a string. */
+    public String key;
+
+    /** The estimated number of distinct items (NaN when saturated). */
+    public double estimate;
+
+    /** estimate - 3 standard errors, at least 0 (NaN when saturated). */
+    public double lower;
+
+    /** estimate + 3 standard errors (NaN when saturated). */
+    public double upper;
+
+    /** One standard error. */
+    public double standardError;
+
+    /** Bits set, summed over stages. */
+    public long bitsSet;
+
+    /** Bits (m), summed over stages. */
+    public long bits;
+
+    /** Hashes (k) of the newest stage. */
+    public int hashes;
+
+    /** bitsSet / bits. */
+    public double fillRatio;
+
+    /** Cascade stages. */
+    public int stages;
+
+    /** Whether the estimate can be trusted. */
+    public boolean valid;
+
+    /** Whether the filter is too full to estimate (fixed growth past capacity). */
+    public boolean saturated;
+
+    /** Whether this is the key's last record (end of input, or its window closed). */
+    public boolean isFinal;
+
+    /** The time the estimate refers to: the emission time, or the window end. */
+    public long timestamp;
+
+    /** The window start, or Long.MIN_VALUE for running counts. */
+    public long windowStart = Long.MIN_VALUE;
+
+    /** For Flink's POJO serializer. */
+    public CountEstimate() {}
+
+    static CountEstimate of(String key, Estimate e, int stages, long timestamp, boolean isFinal) {
+        CountEstimate r = new CountEstimate();
+        r.key = key;
+        r.valid = e.valid();
+        r.saturated = !e.valid();
+        r.estimate = r.saturated ? Double.NaN : e.estimate();
+        r.standardError = e.standardError();
+        r.lower = r.saturated ? Double.NaN : e.lower();
+        r.upper = r.saturated ? Double.NaN : e.upper();
+        r.bitsSet = e.setCells();
+        r.bits = e.cells();
+        r.hashes = e.hashes();
+        r.fillRatio = e.fillRatio();
+        r.stages = stages;
+        r.timestamp = timestamp;
+        r.isFinal = isFinal;
+        return r;
+    }
+
+    @Override
+    public String toString() {
+        return String.format(
+                java.util.Locale.ROOT,
+                "%s: %.1f [%.1f, %.1f] bits %d/%d k=%d stages=%d%s%s",
+                key,
+                estimate,
+                lower,
+                upper,
+                bitsSet,
+                bits,
+                hashes,
+                stages,
+                saturated ? " SATURATED" : "",
+                isFinal ? " final" : "");
+    }
+}

@@ -1,0 +1,208 @@
+package io.bloomstream.flink;
+
+import io.bloomstream.filter.Estimate;
+import io.bloomstream.filter.FilterSpec;
+import io.bloomstream.filter.Hasher;
+import io.bloomstream.filter.Pages;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.api.common.state.MapState;
+import org.apache.flink.api.common.state.ValueState;
+
+/**
+ * The counting filters of the current key in managed keyed state, in the dedup operator's layout (a
+ * {@link FilterMeta} value and one MapState entry per non-empty page): one slot per open window
+ * (one slot for running counts), each a cascade of stages. An event reads and writes one page; an
+ * estimate reads the slot's pages.
+ */
+@Internal
+final class CountState {
+
+    private final DedupConfig config;
+    private final long itemsPerKey;
+    private final Hasher hasher;
+    private final int slots;
+    private final ValueState<FilterMeta> metaState;
+    private final MapState<Long, long[]> pages;
+    private final List<FilterSpec> specCache = new ArrayList<>();
+    private final long[] scratch = new long[io.bloomstream.filter.Sizing.MAX_HASHES];
+
+    CountState(
+            DedupConfig config,
+            long itemsPerKey,
+            int slots,
+            ValueState<FilterMeta> metaState,
+            MapState<Long, long[]> pages) {
+        this.config = config;
+        this.itemsPerKey = itemsPerKey;
+        this.hasher = config.hasher();
+        this.slots = slots;
+        this.metaState = metaState;
+        this.pages = pages;
+    }
+
+    int slotOf(long window) {
+        return (int) Math.floorMod(window, (long) slots);
+    }
+
+    /**
+     * The window another, older window occupies {@code window}'s slot with, or {@link
+     * FilterMeta#EMPTY}: the caller must close that one first.
+     */
+    long occupant(long window) throws Exception {
+        FilterMeta meta = metaState.value();
+        if (meta == null) {
+            return FilterMeta.EMPTY;
+        }
+        long b = meta.buckets[slotOf(window)];
+        return b == window ? FilterMeta.EMPTY : b;
+    }
+
+    /**
+     * Adds an item to the filter of {@code window} (0 for running counts).
+     *
+     * @return whether the filter changed (the item was not already reported present)
+     */
+    boolean add(long window, long h1, long h2) throws Exception {
+        FilterMeta meta = metaState.value();
+        if (meta == null) {
+            meta = FilterMeta.empty(hasher, slots);
+        } else {
+            meta.checkHasher(hasher);
+        }
+        int slot = slotOf(window);
+        if (meta.buckets[slot] != window) {
+            if (meta.buckets[slot] != FilterMeta.EMPTY) {
+                throw new IllegalStateException("slot of window " + window + " is occupied");
+            }
+            meta.buckets[slot] = window;
+        }
+        List<FilterMeta.Stage> stages = meta.slots.get(slot);
+        long[] currentWords = null;
+        for (int i = stages.size() - 1; i >= 0; i--) {
+            FilterSpec spec = stages.get(i).spec(hasher);
+            long[] words = pages.get(CountState.pageKey(slot, i, spec.page(h1)));
+            if (words != null && Pages.mightContain(spec, words, h1, h2, scratch)) {
+                return false;
+            }
+            if (i == stages.size() - 1) {
+                currentWords = words;
+            }
+        }
+        FilterMeta.Stage current = stages.isEmpty() ? null : stages.get(stages.size() - 1);
+        if (current == null
+                || (config.growth() == DedupConfig.Growth.SCALABLE
+                        && current.itemsAdded >= current.capacity)) {
+            current = newStage(stages.size());
+            stages.add(current);
+            currentWords = null;
+        }
+        FilterSpec spec = current.spec(hasher);
+        if (currentWords == null) {
+            currentWords = new long[Pages.words(spec)];
+        }
+        Pages.add(spec, currentWords, h1, h2, scratch);
+        pages.put(pageKey(slot, stages.size() - 1, spec.page(h1)), currentWords);
+        current.itemsAdded++;
+        metaState.update(meta);
+        return true;
+    }
+
+    /** The windows the key has open, oldest first. */
+    List<Long> openWindows() throws Exception {
+        FilterMeta meta = metaState.value();
+        List<Long> open = new ArrayList<>();
+        if (meta != null) {
+            for (long b : meta.buckets) {
+                if (b != FilterMeta.EMPTY) {
+                    open.add(b);
+                }
+            }
+            open.sort(null);
+        }
+        return open;
+    }
+
+    /** Items taken as new by {@code window}'s filter (changes exactly when its bits change). */
+    long itemsAdded(long window) throws Exception {
+        FilterMeta meta = metaState.value();
+        if (meta == null || meta.buckets[slotOf(window)] != window) {
+            return 0;
+        }
+        long n = 0;
+        for (FilterMeta.Stage s : meta.slots.get(slotOf(window))) {
+            n += s.itemsAdded;
+        }
+        return n;
+    }
+
+    /** The estimate of {@code window}'s filter and its stage count, or null if it has none. */
+    Map.Entry<Estimate, Integer> estimate(long window) throws Exception {
+        FilterMeta meta = metaState.value();
+        int slot = slotOf(window);
+        if (meta == null || meta.buckets[slot] != window) {
+            return null;
+        }
+        List<FilterMeta.Stage> stages = meta.slots.get(slot);
+        long[] setBits = new long[stages.size()];
+        for (Map.Entry<Long, long[]> e : pages.entries()) {
+            long k = e.getKey();
+            if ((int) (k >>> 40) == slot) {
+                setBits[(int) ((k >>> 32) & 0xFF)] += Pages.bitCount(e.getValue());
+            }
+        }
+        List<Estimate> parts = new ArrayList<>(stages.size());
+        for (int i = 0; i < stages.size(); i++) {
+            parts.add(Estimate.of(setBits[i], stages.get(i).spec(hasher)));
+        }
+        return Map.entry(Estimate.sum(parts), stages.size());
+    }
+
+    /** Frees {@code window}'s filter; clears the key's state when nothing is left. */
+    void free(long window) throws Exception {
+        FilterMeta meta = metaState.value();
+        int slot = slotOf(window);
+        if (meta == null || meta.buckets[slot] != window) {
+            return;
+        }
+        Iterator<Long> keys = pages.keys().iterator();
+        while (keys.hasNext()) {
+            if ((int) (keys.next() >>> 40) == slot) {
+                keys.remove();
+            }
+        }
+        meta.buckets[slot] = FilterMeta.EMPTY;
+        meta.slots.get(slot).clear();
+        for (long b : meta.buckets) {
+            if (b != FilterMeta.EMPTY) {
+                metaState.update(meta);
+                return;
+            }
+        }
+        metaState.clear();
+        pages.clear();
+    }
+
+    static long pageKey(int slot, int stage, long page) {
+        return KeyedFilterState.pageKey(slot, stage, page);
+    }
+
+    private FilterMeta.Stage newStage(int index) {
+        if (index >= io.bloomstream.filter.ScalableBloomFilter.MAX_STAGES) {
+            throw new IllegalStateException("cascade of " + index + " stages: too many items");
+        }
+        while (specCache.size() <= index) {
+            specCache.add(config.stageSpec(itemsPerKey, specCache.size()));
+        }
+        FilterSpec spec = specCache.get(index);
+        return new FilterMeta.Stage(
+                spec.bits(),
+                spec.hashes(),
+                spec.pageBits(),
+                config.stageCapacity(itemsPerKey, index),
+                0);
+    }
+}
