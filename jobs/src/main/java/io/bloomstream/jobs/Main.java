@@ -14,6 +14,10 @@ import picocli.CommandLine.Command;
             BuildFilterCommand.class,
             DedupCommand.class,
             ScreenCommandLine.class,
+            FrontierCommand.class,
+            CountCommand.class,
+            QueryCommand.class,
+            InspectCommand.class,
             io.bloomstream.jobs.testdata.GenerateTestDataCommand.class
         })
 public final class Main implements Runnable {

@@ -12,9 +12,9 @@ package io.bloomstream.filter;
  * ln(m/m0) / -ln(1 - q); for one page (B = m) this is the classic estimate.
  *
  * <p>The standard error is the delta method on the exact variance of m0 (the occupancy variance of
- * each page under a binomial page load, pages treated as independent, which slightly overstates
- * it): se(n) = sd(m0) / (m0 * -ln(1 - q)). For the classic layout it reduces to the linear-counting
- * error of Whang, Vander-Zanden and Taylor (1990), sqrt(m (e^t - t - 1)) / k.
+ * each page under a binomial page load, conditioned on the n items the pages share): se(n) = sd(m0)
+ * / (m0 * -ln(1 - q)). For the classic layout it reduces to the linear-counting error of Whang,
+ * Vander-Zanden and Taylor (1990), sqrt(m (e^t - t - 1)) / k.
  *
  * <p>The estimate is {@linkplain #valid() valid} while enough cells are still zero for the
  * logarithm to mean something: at least {@link #MIN_ZERO_CELLS} zero cells and a relative standard
@@ -88,17 +88,31 @@ public record Estimate(
         return new Estimate(n, se, setCells, cells, hashes, valid);
     }
 
-    /** Var(m0) after n items: pages independent, each with a Binomial(n, 1/P) load. */
+    /**
+     * Var(m0) after n items. Each page's zero count Z has the variance of a Binomial(n, 1/P) page
+     * load L; the page loads of a fixed n are not independent (they sum to n), so the sum over
+     * pages is conditioned on it: Var(S | N = n) ~ Var(S) - Cov(S, N)^2 / Var(N), with Cov(S, N) =
+     * P Cov(Z, L) and Var(N) = n (1 - 1/P) under independent pages. Without that term a sparse
+     * paged filter's error would be about sqrt(n), the spread of the page loads, instead of the few
+     * cells that in-page collisions decide.
+     */
     private static double zeroVariance(double n, double pages, double b, int hashes) {
         if (n == 0) {
             return 0;
         }
         double oneMinusA = -Math.expm1(hashes * Math.log1p(-1 / b)); // 1 - (1 - 1/B)^k
         double oneMinusB = b < 2 ? 1 : -Math.expm1(hashes * Math.log1p(-2 / b)); // 1-(1-2/B)^k
-        double ea = Math.exp(n * Math.log1p(-oneMinusA / pages)); // E[a^L]
-        double eb = Math.exp(n * Math.log1p(-oneMinusB / pages)); // E[b^L]
+        double pi = 1 / pages;
+        double ea = Math.exp(n * Math.log1p(-oneMinusA * pi)); // E[a^L]
+        double eb = Math.exp(n * Math.log1p(-oneMinusB * pi)); // E[b^L]
         double perPage = b * ea + b * (b - 1) * eb - b * b * ea * ea;
-        return Math.max(0, pages * perPage);
+        double variance = pages * perPage;
+        if (pages > 1) {
+            // Cov(Z, L) = -B n pi (1 - a) (1 - pi) E[a^L] / (1 - pi (1 - a))
+            double cov = -b * n * pi * oneMinusA * (1 - pi) * ea / (1 - pi * oneMinusA);
+            variance -= pages * pages * cov * cov / (n * (1 - pi));
+        }
+        return Math.max(0, variance);
     }
 
     /** The sum of independent estimates (the stages of a cascade, or shards). */

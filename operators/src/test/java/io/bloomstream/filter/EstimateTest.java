@@ -91,4 +91,44 @@ class EstimateTest {
         Estimate e = f.estimate();
         assertThat(Math.abs(e.estimate() - 100_000)).isLessThanOrEqualTo(3 * e.standardError());
     }
+
+    @ParameterizedTest(name = "pageBits={0}, n={1}")
+    @org.junit.jupiter.params.provider.CsvSource({
+        "0, 100000",
+        "512, 1000",
+        "512, 100000",
+        "2048, 1000",
+        "2048, 100000"
+    })
+    void statedStandardErrorMatchesTheSpreadOfEstimates(int pageBits, int n) {
+        // 300 filters of 2^20 bits, k = 7, each with n fresh random items (seeded). The sample
+        // standard deviation of 300 estimates has a relative error of about 1/sqrt(600) = 4%,
+        // so [0.8, 1.25] of the stated error is a 5-sigma band: an error model off by a factor,
+        // like sqrt(n) for a sparse paged filter, fails it.
+        int trials = 300;
+        FilterSpec spec = FilterSpec.of(1 << 20, 7, pageBits, Hasher.defaultHasher());
+        java.util.SplittableRandom r = new java.util.SplittableRandom(7 + pageBits + n);
+        double sum = 0;
+        double sumSq = 0;
+        double stated = 0;
+        for (int t = 0; t < trials; t++) {
+            BloomFilter f = BloomFilter.create(spec);
+            for (int i = 0; i < n; i++) {
+                f.add(r.nextLong());
+            }
+            Estimate e = f.estimate();
+            sum += e.estimate();
+            sumSq += e.estimate() * e.estimate();
+            stated += e.standardError();
+        }
+        double mean = sum / trials;
+        double sd = Math.sqrt((sumSq - trials * mean * mean) / (trials - 1));
+        stated /= trials;
+        assertThat(Math.abs(mean - n))
+                .as("bias")
+                .isLessThanOrEqualTo(4 * stated / Math.sqrt(trials) + 0.5);
+        assertThat(sd / stated)
+                .as("measured sd %.3f vs stated se %.3f", sd, stated)
+                .isBetween(0.8, 1.25);
+    }
 }

@@ -26,13 +26,16 @@ class SetEstimatesTest {
         Estimate union = SetEstimates.union(a, b);
         Estimate intersection = SetEstimates.intersection(a, b);
         long exactUnion = 2L * SIZE - overlap;
+        // Eight comparisons over the four overlaps: a 4-sigma bound keeps the family-wise false
+        // alarm near 0.05% (the union's error is the exact linear-counting error, checked
+        // against the spread of estimates in EstimateTest; the intersection's adds three).
         assertThat(Math.abs(union.estimate() - exactUnion))
-                .isLessThanOrEqualTo(3 * union.standardError());
+                .isLessThanOrEqualTo(4 * union.standardError());
         assertThat(Math.abs(intersection.estimate() - overlap))
                 .as(
                         "intersection %.0f of %d, se %.0f",
                         intersection.estimate(), overlap, intersection.standardError())
-                .isLessThanOrEqualTo(3 * intersection.standardError());
+                .isLessThanOrEqualTo(4 * intersection.standardError());
         assertThat(intersection.valid()).isTrue();
     }
 

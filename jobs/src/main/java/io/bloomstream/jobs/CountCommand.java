@@ -1,0 +1,143 @@
+package io.bloomstream.jobs;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import io.bloomstream.flink.BloomCount;
+import io.bloomstream.flink.CountConfig;
+import io.bloomstream.flink.CountEstimate;
+import io.bloomstream.flink.DedupConfig;
+import io.bloomstream.flink.IdSelector;
+import io.bloomstream.jobs.io.IoOptions;
+import io.bloomstream.jobs.io.LineParser;
+import io.bloomstream.jobs.io.Parsed;
+import io.bloomstream.jobs.io.Rejects;
+import java.io.IOException;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
+import java.time.Duration;
+import java.util.concurrent.Callable;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/** {@code count}: distinct-count estimates per key as JSON lines. */
+@Command(
+        name = "count",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Estimates distinct items per key from Bloom filter bits and writes JSON lines (key,"
+                    + " estimate, lower, upper, ...) every --interval and at the end; the last"
+                    + " record of each key has \"final\": true.",
+            "Text input: each line is an item, one key \"*\". JSON lines: --id-field is the item"
+                    + " and --key-field the key (else one key \"*\")."
+        })
+final class CountCommand implements Callable<Integer> {
+
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Mixin IoOptions io;
+
+    @Option(names = "--format", paramLabel = "FORMAT", description = "text (default) or json.")
+    LineParser.Format format = LineParser.Format.TEXT;
+
+    @Option(names = "--id-field", paramLabel = "F", description = "JSON: the item field.")
+    String idField;
+
+    @Option(names = "--key-field", paramLabel = "F", description = "JSON: the key field.")
+    String keyField;
+
+    @Option(
+            names = "--expected-items",
+            paramLabel = "N",
+            description = "Distinct items expected per key (default 1000000; it grows past it).")
+    long expectedItems = 1_000_000;
+
+    @Option(
+            names = "--interval",
+            paramLabel = "DURATION",
+            description = "Emission interval, processing time (default 10s).",
+            converter = IoOptions.DurationConverter.class)
+    Duration interval = Duration.ofSeconds(10);
+
+    @Override
+    public Integer call() throws Exception {
+        io.validate("count");
+        LineParser parser = Commands.parser(spec, format, idField, "--id-field", keyField);
+        CountConfig config =
+                Commands.config(
+                        spec,
+                        () ->
+                                CountConfig.builder()
+                                        .filter(
+                                                DedupConfig.builder()
+                                                        .expectedItems(expectedItems)
+                                                        .build())
+                                        .interval(interval)
+                                        .build());
+        StreamExecutionEnvironment env = io.environment();
+        SingleOutputStreamOperator<Parsed> parsed =
+                io.source(env, "input")
+                        .process(new Rejects(parser, true))
+                        .returns(DedupCommand.PARSED)
+                        .name("parse")
+                        .uid("parse");
+        IdSelector<Parsed> item = IdSelector.ofString(p -> p.values[0]);
+        DataStream<CountEstimate> estimates =
+                keyField == null
+                        ? BloomCount.global(parsed, item, config)
+                        : BloomCount.perKey(parsed.keyBy(p -> p.key, Types.STRING), item, config);
+        estimates
+                .map(CountCommand::json)
+                .returns(Types.STRING)
+                .name("json")
+                .uid("json")
+                .sinkTo(io.sink())
+                .name("output")
+                .uid("output");
+        parsed.getSideOutput(Rejects.TAG)
+                .sinkTo(io.rejectedSink())
+                .name("rejected")
+                .uid("rejected");
+        env.execute("bloomstream count");
+        return 0;
+    }
+
+    /** One estimate as a JSON line; NaN (saturated) is written as null. */
+    static String json(CountEstimate e) {
+        StringWriter w = new StringWriter();
+        try (JsonGenerator g = new JsonFactory().createGenerator(w)) {
+            g.writeStartObject();
+            g.writeStringField("key", e.key);
+            number(g, "estimate", e.estimate);
+            number(g, "lower", e.lower);
+            number(g, "upper", e.upper);
+            number(g, "standard_error", e.standardError);
+            g.writeNumberField("bits_set", e.bitsSet);
+            g.writeNumberField("bits", e.bits);
+            g.writeNumberField("hashes", e.hashes);
+            number(g, "fill_ratio", e.fillRatio);
+            g.writeNumberField("stages", e.stages);
+            g.writeBooleanField("valid", e.valid);
+            g.writeBooleanField("saturated", e.saturated);
+            g.writeBooleanField("final", e.isFinal);
+            g.writeNumberField("timestamp", e.timestamp);
+            g.writeEndObject();
+        } catch (IOException ex) {
+            throw new UncheckedIOException(ex);
+        }
+        return w.toString();
+    }
+
+    private static void number(JsonGenerator g, String name, double v) throws IOException {
+        if (Double.isNaN(v) || Double.isInfinite(v)) {
+            g.writeNullField(name);
+        } else {
+            g.writeNumberField(name, Math.round(v * 1000) / 1000.0);
+        }
+    }
+}

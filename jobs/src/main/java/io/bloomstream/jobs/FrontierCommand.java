@@ -1,0 +1,92 @@
+package io.bloomstream.jobs;
+
+import io.bloomstream.flink.BloomDedup;
+import io.bloomstream.flink.DedupConfig;
+import io.bloomstream.flink.IdSelector;
+import io.bloomstream.jobs.io.IoOptions;
+import io.bloomstream.jobs.io.Parsed;
+import io.bloomstream.jobs.io.Rejects;
+import java.util.concurrent.Callable;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.functions.ProcessFunction;
+import org.apache.flink.util.Collector;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/** {@code frontier}: a crawler's to-visit queue, deduplicated per host. */
+@Command(
+        name = "frontier",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Normalizes URLs (one a line), keys them by host, drops the ones seen before and"
+                    + " writes the rest in arrival order per host. Malformed URLs go to"
+                    + " OUTPUT/_rejected.",
+            "Normalization: scheme and host lowercased, trailing dot of the host and default"
+                    + " port dropped, fragment dropped, dot segments resolved, escapes of"
+                    + " unreserved characters decoded and other escapes uppercased, empty query"
+                    + " dropped. Path case, query order and trailing slashes are kept."
+        })
+final class FrontierCommand implements Callable<Integer> {
+
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Mixin IoOptions io;
+
+    @Option(
+            names = "--expected-items",
+            paramLabel = "N",
+            description = "Distinct URLs expected per host (default 100000; filters grow past it).")
+    long expectedItems = 100_000;
+
+    @Option(names = "--fpp", paramLabel = "P", description = "False-positive rate. Default 0.01.")
+    double fpp = 0.01;
+
+    @Override
+    public Integer call() throws Exception {
+        io.validate("frontier");
+        DedupConfig config =
+                Commands.config(
+                        spec,
+                        () -> DedupConfig.builder().expectedItems(expectedItems).fpp(fpp).build());
+        StreamExecutionEnvironment env = io.environment();
+        SingleOutputStreamOperator<Parsed> urls =
+                io.source(env, "input")
+                        .process(new Normalize())
+                        .returns(DedupCommand.PARSED)
+                        .name("normalize")
+                        .uid("normalize");
+        DataStream<String> fresh =
+                BloomDedup.perKey(
+                                urls.keyBy(p -> p.key, Types.STRING),
+                                IdSelector.ofString(p -> p.values[0]),
+                                config)
+                        .map(p -> p.values[0])
+                        .returns(Types.STRING)
+                        .name("url")
+                        .uid("url");
+        fresh.sinkTo(io.sink()).name("output").uid("output");
+        urls.getSideOutput(Rejects.TAG).sinkTo(io.rejectedSink()).name("rejected").uid("rejected");
+        env.execute("bloomstream frontier");
+        return 0;
+    }
+
+    /** Normalizes each URL; the key is its host. */
+    static final class Normalize extends ProcessFunction<String, Parsed> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public void processElement(String line, Context ctx, Collector<Parsed> out) {
+            try {
+                String url = UrlNormalizer.normalize(line);
+                out.collect(new Parsed(line, UrlNormalizer.host(url), new String[] {url}));
+            } catch (UrlNormalizer.MalformedUrl e) {
+                ctx.output(Rejects.TAG, Rejects.json(e.getMessage(), line));
+            }
+        }
+    }
+}

@@ -1,0 +1,117 @@
+package io.bloomstream.jobs;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import io.bloomstream.filter.BloomFilter;
+import io.bloomstream.filter.CountingBloomFilter;
+import io.bloomstream.filter.Estimate;
+import io.bloomstream.filter.FilterFile;
+import io.bloomstream.filter.FilterSpec;
+import io.bloomstream.filter.MembershipFilter;
+import io.bloomstream.filter.ScalableBloomFilter;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code inspect}: what a filter file holds. */
+@Command(
+        name = "inspect",
+        mixinStandardHelpOptions = true,
+        description =
+                "Prints a filter file's header, bits set, fill ratio, estimated items and current"
+                        + " expected false-positive rate.")
+final class InspectCommand implements Callable<Integer> {
+
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Option(names = "--filter", required = true, paramLabel = "FILTER", description = "Filter.")
+    Path filter;
+
+    @Option(names = "--json", description = "One JSON object instead of text.")
+    boolean json;
+
+    @Override
+    public Integer call() throws IOException {
+        FilterFile file = FilterFiles.read(filter);
+        MembershipFilter f = file.filter();
+        Map<String, Object> info = new LinkedHashMap<>();
+        info.put("file", filter.toString());
+        info.put("bytes", Files.size(filter));
+        info.put(
+                "type",
+                f instanceof BloomFilter
+                        ? "bloom"
+                        : f instanceof CountingBloomFilter ? "counting" : "scalable");
+        info.put("strategy", f.hasher().strategy().name());
+        info.put(
+                f.hasher().strategy().isKeyed() ? "key_check" : "seed",
+                String.format("0x%016x", f.hasher().seed()));
+        info.put(
+                "normalization",
+                file.normalization() == null ? "not recorded" : file.normalization().toString());
+        FilterSpec s = null;
+        if (f instanceof BloomFilter) {
+            s = ((BloomFilter) f).spec();
+        } else if (f instanceof CountingBloomFilter) {
+            s = ((CountingBloomFilter) f).spec();
+        } else {
+            ScalableBloomFilter c = (ScalableBloomFilter) f;
+            info.put("stages", c.stages().size());
+            info.put("initial_capacity", c.initialCapacity());
+            info.put("target_fpp", c.fpp());
+            info.put("bits", c.bits());
+        }
+        if (s != null) {
+            info.put("bits", s.bits());
+            info.put("hashes", s.hashes());
+            info.put("layout", s.isClassic() ? "classic" : s.pageBits() + "-bit pages");
+        }
+        Estimate e = f.estimate();
+        info.put("items_added", f.itemsAdded());
+        info.put(f instanceof CountingBloomFilter ? "counters_set" : "bits_set", e.setCells());
+        info.put("fill_ratio", e.fillRatio());
+        info.put("estimated_items", e.valid() ? (Object) Math.round(e.estimate()) : "saturated");
+        info.put("estimate_standard_error", e.standardError());
+        info.put("expected_fpp", f.expectedFpp());
+        if (f instanceof BloomFilter) {
+            info.put("current_fpp", ((BloomFilter) f).currentFpp());
+        }
+        PrintWriter out = spec.commandLine().getOut();
+        if (json) {
+            try (JsonGenerator g = new JsonFactory().createGenerator(out)) {
+                g.writeStartObject();
+                for (Map.Entry<String, Object> kv : info.entrySet()) {
+                    Object v = kv.getValue();
+                    if (v instanceof Number && !(v instanceof Double)) {
+                        g.writeNumberField(kv.getKey(), ((Number) v).longValue());
+                    } else if (v instanceof Double) {
+                        g.writeNumberField(kv.getKey(), (Double) v);
+                    } else {
+                        g.writeStringField(kv.getKey(), v.toString());
+                    }
+                }
+                g.writeEndObject();
+            }
+            out.println();
+        } else {
+            for (Map.Entry<String, Object> kv : info.entrySet()) {
+                Object v = kv.getValue();
+                String text =
+                        v instanceof Double
+                                ? String.format(Locale.ROOT, "%.6g", (Double) v)
+                                : v.toString();
+                out.printf(Locale.ROOT, "%-24s %s%n", kv.getKey().replace('_', ' '), text);
+            }
+        }
+        out.flush();
+        return 0;
+    }
+}

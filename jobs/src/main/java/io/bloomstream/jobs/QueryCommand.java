@@ -1,0 +1,87 @@
+package io.bloomstream.jobs;
+
+import io.bloomstream.filter.FilterFile;
+import io.bloomstream.filter.MembershipFilter;
+import io.bloomstream.filter.Normalization;
+import java.io.BufferedReader;
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code query}: the lines of a file that might be in a filter. */
+@Command(
+        name = "query",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Writes each input line that might be in the filter (normalized the way the file"
+                    + " records), one per line, to --output or stdout; a summary goes to stderr.",
+            "A line not written is certainly not in the filter; a written one is in it or a"
+                    + " false positive."
+        })
+final class QueryCommand implements Callable<Integer> {
+
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Option(names = "--filter", required = true, paramLabel = "FILTER", description = "Filter.")
+    Path filter;
+
+    @Option(names = "--input", required = true, paramLabel = "FILE", description = "Lines.")
+    Path input;
+
+    @Option(names = "--output", paramLabel = "FILE", description = "Default: stdout.")
+    Path output;
+
+    @Override
+    public Integer call() throws IOException {
+        FilterFile file = FilterFiles.read(filter);
+        if (!Files.isRegularFile(input)) {
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(), "--input " + input + ": no such file");
+        }
+        Normalization normalization =
+                file.normalization() == null ? Normalization.NONE : file.normalization();
+        MembershipFilter f = file.filter();
+        long lines = 0;
+        long matched = 0;
+        long unusable = 0;
+        Writer sink =
+                output == null
+                        ? spec.commandLine().getOut()
+                        : Files.newBufferedWriter(output, StandardCharsets.UTF_8);
+        try (BufferedReader r = Files.newBufferedReader(input, StandardCharsets.UTF_8);
+                BufferedWriter w = new BufferedWriter(sink, 1 << 16)) {
+            for (String line = r.readLine(); line != null; line = r.readLine()) {
+                lines++;
+                String v = normalization.apply(line);
+                if (v == null) {
+                    unusable++;
+                } else if (f.mightContain(v)) {
+                    matched++;
+                    w.write(line);
+                    w.write('\n');
+                }
+            }
+        }
+        PrintWriter err = spec.commandLine().getErr();
+        err.printf(
+                Locale.ROOT,
+                "%d lines, %d might be in the filter, %d unusable under %s; expected false-positive"
+                        + " rate %.3e%n",
+                lines,
+                matched,
+                unusable,
+                normalization,
+                f.expectedFpp());
+        err.flush();
+        return 0;
+    }
+}
