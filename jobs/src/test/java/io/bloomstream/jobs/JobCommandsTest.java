@@ -110,6 +110,176 @@ class JobCommandsTest {
         assertThat((double) (flagged.size() - listed.size())).isLessThanOrEqualTo(bound);
     }
 
+    @Test
+    @SuppressWarnings("unchecked")
+    void frontierWritesEachNormalizedUrlOnceInArrivalOrderPerHost() throws Exception {
+        Path urls = Cli.testdata().resolve("urls");
+        Path out = tmp.resolve("frontier");
+        assertThat(
+                        cli.run(
+                                "frontier",
+                                "--input",
+                                urls.resolve("crawl.txt").toString(),
+                                "--output",
+                                out.toString(),
+                                "--expected-items",
+                                "1000"))
+                .as(cli.err.toString())
+                .isZero();
+        Map<String, Object> truth = json(urls.resolve("crawl.truth.json"));
+        List<String> written = Cli.readParts(out);
+        assertThat(new HashSet<>(written)).hasSize(written.size());
+        long distinct = (Long) truth.get("distinct_normalized");
+        double bound = distinct * 0.01 + 4.5 * Math.sqrt(distinct * 0.01);
+        assertThat((double) (distinct - written.size())).isBetween(0.0, bound);
+        assertThat(Cli.readParts(out.resolve("_rejected")))
+                .hasSize(((List<Object>) truth.get("malformed_line_numbers")).size());
+        // Per host, the order of first arrival: a URL's first line precedes the next URL's.
+        List<String> input = Files.readAllLines(urls.resolve("crawl.txt"));
+        Map<String, Integer> firstLine = new java.util.HashMap<>();
+        for (int i = 0; i < input.size(); i++) {
+            try {
+                firstLine.putIfAbsent(UrlNormalizer.normalize(input.get(i)), i);
+            } catch (UrlNormalizer.MalformedUrl e) {
+                // rejected
+            }
+        }
+        Map<String, Integer> lastPerHost = new java.util.HashMap<>();
+        for (String part : partFiles(out)) {
+            lastPerHost.clear();
+            for (String url : Files.readAllLines(Path.of(part))) {
+                int line = firstLine.get(url);
+                Integer previous = lastPerHost.put(UrlNormalizer.host(url), line);
+                assertThat(previous == null || previous < line).as(url).isTrue();
+            }
+        }
+    }
+
+    private static List<String> partFiles(Path dir) throws Exception {
+        try (var files = Files.list(dir)) {
+            return files.filter(f -> f.getFileName().toString().startsWith("part-"))
+                    .map(Path::toString)
+                    .collect(java.util.stream.Collectors.toList());
+        }
+    }
+
+    @Test
+    void countWritesAFinalEstimatePerKeyNearTheTruth() throws Exception {
+        Path data = Cli.testdata().resolve("count");
+        Path out = tmp.resolve("count");
+        assertThat(
+                        cli.run(
+                                "count",
+                                "--input",
+                                data.resolve("clicks.jsonl").toString(),
+                                "--format",
+                                "json",
+                                "--id-field",
+                                "user",
+                                "--key-field",
+                                "page",
+                                "--expected-items",
+                                "5000",
+                                "--output",
+                                out.toString()))
+                .as(cli.err.toString())
+                .isZero();
+        Map<String, Long> truth = new java.util.HashMap<>();
+        for (String line : Files.readAllLines(data.resolve("clicks.truth.csv")).subList(1, 21)) {
+            String[] kv = line.split(",");
+            truth.put(kv[0], Long.parseLong(kv[1]));
+        }
+        Map<String, Map<String, Object>> finals = new java.util.HashMap<>();
+        for (String line : Cli.readParts(out)) {
+            Path f = tmp.resolve("record.json");
+            Files.writeString(f, line);
+            Map<String, Object> record = json(f);
+            if (Boolean.parseBoolean(record.get("final").toString())) {
+                assertThat(finals.put((String) record.get("key"), record)).isNull();
+            }
+        }
+        assertThat(finals.keySet()).isEqualTo(truth.keySet());
+        for (Map.Entry<String, Long> t : truth.entrySet()) {
+            Map<String, Object> r = finals.get(t.getKey());
+            double lower = Double.parseDouble(r.get("lower").toString());
+            double upper = Double.parseDouble(r.get("upper").toString());
+            assertThat((double) t.getValue()).as("%s: %s", t.getKey(), r).isBetween(lower, upper);
+        }
+    }
+
+    @Test
+    void queryAndInspectReadAFilterFile() throws Exception {
+        Path list = tmp.resolve("list.txt");
+        Files.write(list, List.of("Alice@Example.com", "bob@example.com"));
+        Path filter = tmp.resolve("f.bloom");
+        assertThat(
+                        cli.run(
+                                "build-filter",
+                                "--input",
+                                list.toString(),
+                                "--output",
+                                filter.toString(),
+                                "--fpp",
+                                "0.000001",
+                                "--normalize",
+                                "email"))
+                .isZero();
+        Path probe = tmp.resolve("probe.txt");
+        Files.write(probe, List.of("ALICE@example.com", "carol@example.com", "not an address"));
+        Path hits = tmp.resolve("hits.txt");
+        assertThat(
+                        cli.run(
+                                "query",
+                                "--filter",
+                                filter.toString(),
+                                "--input",
+                                probe.toString(),
+                                "--output",
+                                hits.toString()))
+                .isZero();
+        assertThat(Files.readAllLines(hits)).containsExactly("ALICE@example.com");
+        assertThat(cli.err.toString()).contains("3 lines, 1 might be in the filter, 1 unusable");
+        assertThat(cli.run("inspect", "--filter", filter.toString(), "--json")).isZero();
+        Path info = tmp.resolve("info.json");
+        Files.writeString(info, cli.out.toString().substring(cli.out.toString().indexOf('{')));
+        Map<String, Object> json = json(info);
+        assertThat(json).containsEntry("normalization", "email").containsEntry("items_added", 2L);
+        assertThat(json.get("estimated_items")).isEqualTo(2L);
+        assertThat(cli.run("inspect", "--filter", list.toString())).isEqualTo(1);
+        assertThat(cli.err.toString()).contains("not a valid filter file (field ");
+    }
+
+    @Test
+    void everyCommandHasHelpAndRejectsBadFlagsWithStatusTwo() {
+        for (String c :
+                List.of(
+                        "plan",
+                        "build-filter",
+                        "query",
+                        "inspect",
+                        "dedup",
+                        "frontier",
+                        "screen",
+                        "count")) {
+            assertThat(new Cli().run(c, "--help")).as(c).isZero();
+            Cli bad = new Cli();
+            assertThat(bad.run(c, "--no-such-flag")).as(c).isEqualTo(2);
+            assertThat(bad.err.toString()).as(c).contains("Usage: bloomstream " + c);
+        }
+        Cli cli = new Cli();
+        assertThat(cli.run("dedup", "--output", "x")).isEqualTo(2);
+        assertThat(cli.err.toString()).contains("--input is required");
+        assertThat(cli.run("dedup", "--input", "x", "--output", "y", "--format", "json"))
+                .isEqualTo(2);
+        assertThat(cli.err.toString()).contains("--format json needs --id-field");
+        assertThat(cli.run("dedup", "--input", "x", "--output", "y", "--retention", "soon"))
+                .isEqualTo(2);
+        assertThat(cli.err.toString()).contains("'soon' is not a duration");
+        assertThat(cli.run("count", "--input", "x", "--output", "y", "--expected-items", "0"))
+                .isEqualTo(2);
+        assertThat(cli.err.toString()).contains("expectedItems must be >= 1, was 0");
+    }
+
     private static Set<String> ids(List<String> lines, String marker) {
         Set<String> ids = new HashSet<>();
         for (String l : lines) {

@@ -39,7 +39,10 @@ public record Estimate(
     /** Fewer zero cells than this make the estimate invalid. */
     public static final long MIN_ZERO_CELLS = 16;
 
-    /** A relative standard error above this makes the estimate invalid. */
+    /**
+     * A standard error above this fraction of the estimate (of 10 items, for smaller estimates)
+     * makes the estimate invalid.
+     */
     public static final double MAX_RELATIVE_ERROR = 0.1;
 
     /** z for the default two-sided 99.7% interval of {@link #lower()} and {@link #upper()}. */
@@ -84,7 +87,8 @@ public record Estimate(
         double zeroForLog = zero == 0 ? 0.5 : zero;
         double n = Math.log(cells / zeroForLog) / c;
         double se = Math.sqrt(zeroVariance(n, pages, b, hashes)) / (zeroForLog * c);
-        boolean valid = zero >= MIN_ZERO_CELLS && (n == 0 || se / n <= MAX_RELATIVE_ERROR);
+        // Relative to at least 10 items: below that an error under one item is still fine.
+        boolean valid = zero >= MIN_ZERO_CELLS && se / Math.max(n, 10) <= MAX_RELATIVE_ERROR;
         return new Estimate(n, se, setCells, cells, hashes, valid);
     }
 
