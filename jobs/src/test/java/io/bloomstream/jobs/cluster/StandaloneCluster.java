@@ -1,0 +1,266 @@
+package io.bloomstream.jobs.cluster;
+
+import java.io.File;
+import java.io.IOException;
+import java.net.HttpURLConnection;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+
+/**
+ * A Flink standalone session cluster of separate JVMs started from the Maven artifacts on this
+ * test's class path (no Flink distribution needed): one JobManager and two TaskManagers on loopback
+ * and free ports, sized the way Flink's start scripts size them ({@code BashJavaUtils}). Closing it
+ * stops the processes it started, by their ids.
+ */
+final class StandaloneCluster implements AutoCloseable {
+
+    /** The --add-opens and --add-exports Flink's default config passes on JDK 17. */
+    static final List<String> JDK17_FLAGS =
+            List.of(
+                    "--add-exports=java.base/sun.net.util=ALL-UNNAMED",
+                    "--add-exports=java.rmi/sun.rmi.registry=ALL-UNNAMED",
+                    "--add-opens=java.base/java.lang=ALL-UNNAMED",
+                    "--add-opens=java.base/java.net=ALL-UNNAMED",
+                    "--add-opens=java.base/java.io=ALL-UNNAMED",
+                    "--add-opens=java.base/java.nio=ALL-UNNAMED",
+                    "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
+                    "--add-opens=java.base/java.lang.reflect=ALL-UNNAMED",
+                    "--add-opens=java.base/java.text=ALL-UNNAMED",
+                    "--add-opens=java.base/java.time=ALL-UNNAMED",
+                    "--add-opens=java.base/java.util=ALL-UNNAMED",
+                    "--add-opens=java.base/java.util.concurrent=ALL-UNNAMED",
+                    "--add-opens=java.base/java.util.concurrent.atomic=ALL-UNNAMED",
+                    "--add-opens=java.base/java.util.concurrent.locks=ALL-UNNAMED");
+
+    private final Path dir;
+    private final Path conf;
+    private final String classPath;
+    private final int restPort;
+    private final List<Process> processes = new ArrayList<>();
+
+    StandaloneCluster(Path dir) throws Exception {
+        this.dir = dir;
+        this.conf = Files.createDirectories(dir.resolve("conf"));
+        this.classPath = flinkClassPath();
+        this.restPort = freePort();
+        Files.writeString(
+                conf.resolve("config.yaml"),
+                String.join(
+                        "\n",
+                        "jobmanager.rpc.address: localhost",
+                        "jobmanager.rpc.port: " + freePort(),
+                        "jobmanager.bind-host: localhost",
+                        "jobmanager.memory.process.size: 1024m",
+                        "rest.address: localhost",
+                        "rest.bind-address: localhost",
+                        "rest.port: " + restPort,
+                        "blob.server.port: " + freePort(),
+                        "taskmanager.host: localhost",
+                        "taskmanager.bind-host: localhost",
+                        "taskmanager.rpc.port: 0",
+                        "taskmanager.data.port: 0",
+                        "taskmanager.numberOfTaskSlots: 2",
+                        "taskmanager.memory.process.size: 1280m",
+                        "parallelism.default: 2",
+                        "execution.checkpointing.dir: " + dir.resolve("checkpoints").toUri(),
+                        "io.tmp.dirs: " + Files.createDirectories(dir.resolve("io")),
+                        ""));
+        Files.writeString(
+                conf.resolve("log4j.properties"),
+                String.join(
+                        "\n",
+                        "rootLogger.level = INFO",
+                        "rootLogger.appenderRef.out.ref = out",
+                        "appender.out.name = out",
+                        "appender.out.type = Console",
+                        "appender.out.layout.type = PatternLayout",
+                        "appender.out.layout.pattern = %d{HH:mm:ss,SSS} %-5p %c{1} - %m%n",
+                        ""));
+    }
+
+    /** The REST address, for {@code flink run -m}. */
+    String restAddress() {
+        return "localhost:" + restPort;
+    }
+
+    void start(int taskManagers) throws Exception {
+        List<String> jm = resourceParams("GET_JM_RESOURCE_PARAMS");
+        processes.add(
+                launch(
+                        "jobmanager",
+                        jm.get(0),
+                        "org.apache.flink.runtime.entrypoint.StandaloneSessionClusterEntrypoint",
+                        jm.get(1)));
+        List<String> tm = resourceParams("GET_TM_RESOURCE_PARAMS");
+        for (int i = 0; i < taskManagers; i++) {
+            processes.add(
+                    launch(
+                            "taskmanager-" + i,
+                            tm.get(0),
+                            "org.apache.flink.runtime.taskexecutor.TaskManagerRunner",
+                            tm.get(1)));
+        }
+        awaitTaskManagers(taskManagers, Duration.ofSeconds(90));
+    }
+
+    /** Runs {@code flink run} (the CLI front end) with {@code args}; returns its exit status. */
+    int flinkRun(Path log, String... args) throws Exception {
+        List<String> cmd = java();
+        cmd.add("org.apache.flink.client.cli.CliFrontend");
+        cmd.add("run");
+        cmd.add("-m");
+        cmd.add(restAddress());
+        cmd.addAll(Arrays.asList(args));
+        ProcessBuilder pb =
+                new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
+        pb.environment().put("FLINK_CONF_DIR", conf.toString());
+        Process p = pb.start();
+        if (!p.waitFor(5, TimeUnit.MINUTES)) {
+            p.destroyForcibly();
+            throw new IllegalStateException("flink run did not finish in 5 minutes; see " + log);
+        }
+        return p.exitValue();
+    }
+
+    private List<String> java() {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.addAll(JDK17_FLAGS);
+        cmd.add("-Dlog4j.configurationFile=" + conf.resolve("log4j.properties").toUri());
+        cmd.add("-cp");
+        cmd.add(classPath);
+        return cmd;
+    }
+
+    private Process launch(String name, String jvmParams, String mainClass, String dynamic)
+            throws IOException {
+        List<String> cmd = java();
+        cmd.addAll(1, Arrays.asList(jvmParams.trim().split("\\s+")));
+        cmd.add(mainClass);
+        cmd.add("--configDir");
+        cmd.add(conf.toString());
+        cmd.addAll(Arrays.asList(dynamic.trim().split("\\s+")));
+        return new ProcessBuilder(cmd)
+                .redirectErrorStream(true)
+                .redirectOutput(dir.resolve(name + ".log").toFile())
+                .start();
+    }
+
+    /** JVM parameters and dynamic -D settings, as Flink's start scripts compute them. */
+    private List<String> resourceParams(String which) throws Exception {
+        List<String> cmd = java();
+        cmd.add("org.apache.flink.runtime.util.bash.BashJavaUtils");
+        cmd.add(which);
+        cmd.add("--configDir");
+        cmd.add(conf.toString());
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        p.waitFor(1, TimeUnit.MINUTES);
+        List<String> results =
+                out.lines()
+                        .filter(l -> l.startsWith("BASH_JAVA_UTILS_EXEC_RESULT:"))
+                        .map(l -> l.substring("BASH_JAVA_UTILS_EXEC_RESULT:".length()))
+                        .collect(Collectors.toList());
+        if (results.size() < 2) {
+            if (results.size() == 1 && which.startsWith("GET_JM")) {
+                results.add("");
+                return results;
+            }
+            throw new IllegalStateException(which + " failed:\n" + out);
+        }
+        return results.subList(results.size() - 2, results.size());
+    }
+
+    private void awaitTaskManagers(int count, Duration timeout) throws Exception {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        String last = "";
+        while (System.nanoTime() < deadline) {
+            for (Process p : processes) {
+                if (!p.isAlive()) {
+                    throw new IllegalStateException(
+                            "a cluster process exited with " + p.exitValue() + "; logs in " + dir);
+                }
+            }
+            try {
+                HttpURLConnection c =
+                        (HttpURLConnection)
+                                URI.create("http://" + restAddress() + "/taskmanagers")
+                                        .toURL()
+                                        .openConnection();
+                c.setConnectTimeout(1000);
+                c.setReadTimeout(1000);
+                last = new String(c.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+                if (last.split("\"id\"", -1).length - 1 >= count) {
+                    return;
+                }
+            } catch (IOException e) {
+                last = e.toString(); // not up yet
+            }
+            TimeUnit.MILLISECONDS.sleep(250); // polling a condition, with a deadline
+        }
+        throw new IllegalStateException(
+                count
+                        + " TaskManagers not registered in "
+                        + timeout
+                        + ": "
+                        + last
+                        + "; logs in "
+                        + dir);
+    }
+
+    /** Stops the processes this cluster started, by their ids. */
+    @Override
+    public void close() throws Exception {
+        for (Process p : processes) {
+            ProcessHandle.of(p.pid()).ifPresent(ProcessHandle::destroy);
+        }
+        for (Process p : processes) {
+            if (!p.waitFor(30, TimeUnit.SECONDS)) {
+                ProcessHandle.of(p.pid()).ifPresent(ProcessHandle::destroyForcibly);
+                p.waitFor(10, TimeUnit.SECONDS);
+            }
+        }
+    }
+
+    List<Long> pids() {
+        return processes.stream().map(Process::pid).collect(Collectors.toList());
+    }
+
+    /**
+     * Flink and its logging from this JVM's class path, without bloomstream, its libraries or the
+     * test libraries: the job jar must bring its own.
+     */
+    static String flinkClassPath() {
+        return Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
+                .filter(
+                        e ->
+                                !e.contains("target" + File.separator + "classes")
+                                        && !e.contains("target" + File.separator + "test-classes")
+                                        && !e.contains("bloomstream")
+                                        && !e.contains("picocli")
+                                        && !e.contains("hash4j")
+                                        && !e.contains("com" + File.separator + "fasterxml")
+                                        && !e.contains("kafka")
+                                        && !e.contains("zstd")
+                                        && !e.contains("junit")
+                                        && !e.contains("assertj")
+                                        && !e.contains("opentest4j")
+                                        && !e.contains("apiguardian"))
+                .collect(Collectors.joining(File.pathSeparator));
+    }
+
+    static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        }
+    }
+}
