@@ -11,6 +11,7 @@ import io.bloomstream.jobs.io.IoOptions;
 import io.bloomstream.jobs.io.LineParser;
 import io.bloomstream.jobs.io.Parsed;
 import io.bloomstream.jobs.io.Rejects;
+import io.bloomstream.jobs.io.Tally;
 import java.io.IOException;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
@@ -96,6 +97,9 @@ final class CountCommand implements Callable<Integer> {
                 .returns(Types.STRING)
                 .name("json")
                 .uid("json")
+                .map(new Tally<>("records-out"))
+                .name("tally")
+                .uid("tally")
                 .sinkTo(io.sink())
                 .name("output")
                 .uid("output");
@@ -103,7 +107,10 @@ final class CountCommand implements Callable<Integer> {
                 .sinkTo(io.rejectedSink())
                 .name("rejected")
                 .uid("rejected");
-        env.execute("bloomstream count");
+        var result = env.execute("bloomstream count");
+        if (!io.kafka()) {
+            Commands.summary(spec, result, "estimates", io.output);
+        }
         return 0;
     }
 

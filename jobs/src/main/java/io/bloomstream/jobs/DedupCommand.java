@@ -7,6 +7,7 @@ import io.bloomstream.jobs.io.IoOptions;
 import io.bloomstream.jobs.io.LineParser;
 import io.bloomstream.jobs.io.Parsed;
 import io.bloomstream.jobs.io.Rejects;
+import io.bloomstream.jobs.io.Tally;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -83,12 +84,21 @@ final class DedupCommand implements Callable<Integer> {
                         .returns(PARSED)
                         .name("parse")
                         .uid("parse");
-        pipeline(parsed, keyField != null, config).sinkTo(io.sink()).name("output").uid("output");
+        pipeline(parsed, keyField != null, config)
+                .map(new Tally<>("records-out"))
+                .name("tally")
+                .uid("tally")
+                .sinkTo(io.sink())
+                .name("output")
+                .uid("output");
         parsed.getSideOutput(Rejects.TAG)
                 .sinkTo(io.rejectedSink())
                 .name("rejected")
                 .uid("rejected");
-        env.execute("bloomstream dedup");
+        var result = env.execute("bloomstream dedup");
+        if (!io.kafka()) {
+            Commands.summary(spec, result, "first occurrences", io.output);
+        }
         return 0;
     }
 

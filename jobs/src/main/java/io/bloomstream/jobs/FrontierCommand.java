@@ -4,15 +4,15 @@ import io.bloomstream.flink.BloomDedup;
 import io.bloomstream.flink.DedupConfig;
 import io.bloomstream.flink.IdSelector;
 import io.bloomstream.jobs.io.IoOptions;
+import io.bloomstream.jobs.io.LineParser;
 import io.bloomstream.jobs.io.Parsed;
 import io.bloomstream.jobs.io.Rejects;
+import io.bloomstream.jobs.io.Tally;
 import java.util.concurrent.Callable;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.streaming.api.functions.ProcessFunction;
-import org.apache.flink.util.Collector;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -56,7 +56,7 @@ final class FrontierCommand implements Callable<Integer> {
         StreamExecutionEnvironment env = io.environment();
         SingleOutputStreamOperator<Parsed> urls =
                 io.source(env, "input")
-                        .process(new Normalize())
+                        .process(new Rejects(FrontierCommand::normalize))
                         .returns(DedupCommand.PARSED)
                         .name("normalize")
                         .uid("normalize");
@@ -69,24 +69,27 @@ final class FrontierCommand implements Callable<Integer> {
                         .returns(Types.STRING)
                         .name("url")
                         .uid("url");
-        fresh.sinkTo(io.sink()).name("output").uid("output");
+        fresh.map(new Tally<>("records-out"))
+                .name("tally")
+                .uid("tally")
+                .sinkTo(io.sink())
+                .name("output")
+                .uid("output");
         urls.getSideOutput(Rejects.TAG).sinkTo(io.rejectedSink()).name("rejected").uid("rejected");
-        env.execute("bloomstream frontier");
+        var result = env.execute("bloomstream frontier");
+        if (!io.kafka()) {
+            Commands.summary(spec, result, "new URLs", io.output);
+        }
         return 0;
     }
 
-    /** Normalizes each URL; the key is its host. */
-    static final class Normalize extends ProcessFunction<String, Parsed> {
-        private static final long serialVersionUID = 1L;
-
-        @Override
-        public void processElement(String line, Context ctx, Collector<Parsed> out) {
-            try {
-                String url = UrlNormalizer.normalize(line);
-                out.collect(new Parsed(line, UrlNormalizer.host(url), new String[] {url}));
-            } catch (UrlNormalizer.MalformedUrl e) {
-                ctx.output(Rejects.TAG, Rejects.json(e.getMessage(), line));
-            }
+    /** The normalized URL of a line, keyed by its host. */
+    static Parsed normalize(String line) throws LineParser.BadRecord {
+        try {
+            String url = UrlNormalizer.normalize(line);
+            return new Parsed(line, UrlNormalizer.host(url), new String[] {url});
+        } catch (UrlNormalizer.MalformedUrl e) {
+            throw new LineParser.BadRecord(e.getMessage());
         }
     }
 }

@@ -11,6 +11,7 @@ import io.bloomstream.jobs.io.IoOptions;
 import io.bloomstream.jobs.io.LineParser;
 import io.bloomstream.jobs.io.Parsed;
 import io.bloomstream.jobs.io.Rejects;
+import io.bloomstream.jobs.io.Tally;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.StringWriter;
@@ -124,10 +125,24 @@ final class ScreenCommandLine implements Callable<Integer> {
         SingleOutputStreamOperator<ScreenCommand> commands = commands(env);
         SingleOutputStreamOperator<Parsed> clean =
                 BloomScreen.screen(parsed, commands, config.build());
-        clean.map(p -> p.raw).returns(Types.STRING).sinkTo(io.sink()).name("output").uid("output");
+        clean.map(p -> p.raw)
+                .returns(Types.STRING)
+                .name("raw")
+                .uid("raw")
+                .map(new Tally<>("records-out"))
+                .name("tally")
+                .uid("tally")
+                .sinkTo(io.sink())
+                .name("output")
+                .uid("output");
         clean.getSideOutput(BloomScreen.flaggedTag(DedupCommand.PARSED))
                 .map(ScreenCommandLine::flaggedJson)
                 .returns(Types.STRING)
+                .name("flagged-json")
+                .uid("flagged-json")
+                .map(new Tally<>("records-flagged"))
+                .name("tally-flagged")
+                .uid("tally-flagged")
                 .sinkTo(io.sink(flaggedOutput, flaggedTopic, "flagged"))
                 .name("flagged")
                 .uid("flagged");
@@ -136,10 +151,26 @@ final class ScreenCommandLine implements Callable<Integer> {
                         .union(
                                 clean.getSideOutput(BloomScreen.rejectedTag(DedupCommand.PARSED))
                                         .map(p -> Rejects.json("screened field missing", p.raw))
-                                        .returns(Types.STRING),
+                                        .returns(Types.STRING)
+                                        .name("missing-field")
+                                        .uid("missing-field")
+                                        .map(new Tally<>("records-missing-field"))
+                                        .name("tally-missing")
+                                        .uid("tally-missing"),
                                 commands.getSideOutput(Rejects.TAG));
         rejected.sinkTo(io.rejectedSink()).name("rejected").uid("rejected");
-        env.execute("bloomstream screen");
+        var result = env.execute("bloomstream screen");
+        if (!io.kafka()) {
+            Commands.summary(
+                    spec,
+                    result,
+                    "clean records",
+                    io.output,
+                    "records-flagged",
+                    "flagged to " + flaggedOutput,
+                    "records-missing-field",
+                    "missing a screened field (also in " + io.output + "/_rejected)");
+        }
         return 0;
     }
 

@@ -30,7 +30,8 @@ public final class LineParser implements Serializable {
     public static final class BadRecord extends Exception {
         private static final long serialVersionUID = 1L;
 
-        BadRecord(String reason) {
+        /** A bad record for {@code reason}. */
+        public BadRecord(String reason) {
             super(reason);
         }
     }
@@ -50,6 +51,13 @@ public final class LineParser implements Serializable {
         if (format == Format.JSON && this.fields.length == 0) {
             throw new IllegalArgumentException("JSON input needs the field(s) to read");
         }
+    }
+
+    /** Turns a line into a record or says why it cannot. */
+    @FunctionalInterface
+    public interface RecordParser extends Serializable {
+        /** The record of {@code line}. */
+        Parsed parse(String line) throws BadRecord;
     }
 
     /** Parses one line. */

@@ -28,29 +28,44 @@ public final class Rejects extends ProcessFunction<String, Parsed> {
 
     private static final JsonFactory JSON = new JsonFactory();
 
-    private final LineParser parser;
-    private final boolean complete;
+    private final LineParser.RecordParser parser;
     private transient Counter rejected;
+    private transient org.apache.flink.api.common.accumulators.LongCounter in;
+    private transient org.apache.flink.api.common.accumulators.LongCounter out;
 
     /** Parses with {@code parser}; if {@code complete}, every field is required. */
     public Rejects(LineParser parser, boolean complete) {
+        this(complete ? parser::parseComplete : parser::parse);
+    }
+
+    /** Parses with {@code parser}. */
+    public Rejects(LineParser.RecordParser parser) {
         this.parser = parser;
-        this.complete = complete;
     }
 
     @Override
     public void open(OpenContext ctx) {
         rejected = getRuntimeContext().getMetricGroup().counter(METRIC);
+        in = new org.apache.flink.api.common.accumulators.LongCounter();
+        out = new org.apache.flink.api.common.accumulators.LongCounter();
+        getRuntimeContext().addAccumulator(Tally.IN, in);
+        getRuntimeContext().addAccumulator(Tally.REJECTED, out);
     }
 
     @Override
-    public void processElement(String line, Context ctx, Collector<Parsed> out) {
+    public void processElement(String line, Context ctx, Collector<Parsed> collector) {
+        in.add(1);
         try {
-            out.collect(complete ? parser.parseComplete(line) : parser.parse(line));
+            collector.collect(parser.parse(line));
         } catch (LineParser.BadRecord e) {
-            rejected.inc();
-            ctx.output(TAG, json(e.getMessage(), line));
+            reject(e.getMessage(), line, ctx);
         }
+    }
+
+    private void reject(String reason, String line, Context ctx) {
+        rejected.inc();
+        out.add(1);
+        ctx.output(TAG, json(reason, line));
     }
 
     /**
