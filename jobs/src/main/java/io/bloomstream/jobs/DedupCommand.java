@@ -9,7 +9,6 @@ import io.bloomstream.jobs.io.Parsed;
 import io.bloomstream.jobs.io.Rejects;
 import io.bloomstream.jobs.io.Tally;
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.Callable;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
@@ -62,9 +61,23 @@ final class DedupCommand implements Callable<Integer> {
             converter = IoOptions.DurationConverter.class)
     Duration retention;
 
+    /** A hook between parsing and dedup (tests inject failures here). */
+    java.util.function.UnaryOperator<DataStream<Parsed>> tap = s -> s;
+
     @Override
     public Integer call() throws Exception {
         io.validate("dedup");
+        StreamExecutionEnvironment env = io.environment();
+        build(env);
+        var result = env.execute("bloomstream dedup");
+        if (!io.kafka()) {
+            Commands.summary(spec, result, "first occurrences", io.output);
+        }
+        return 0;
+    }
+
+    /** Builds the job into {@code env} (flags already validated). */
+    void build(StreamExecutionEnvironment env) {
         LineParser parser = Commands.parser(spec, format, idField, "--id-field", keyField);
         DedupConfig config =
                 Commands.config(
@@ -77,14 +90,13 @@ final class DedupCommand implements Callable<Integer> {
                             }
                             return b.build();
                         });
-        StreamExecutionEnvironment env = io.environment();
         SingleOutputStreamOperator<Parsed> parsed =
                 io.source(env, "input")
                         .process(new Rejects(parser, true))
                         .returns(PARSED)
                         .name("parse")
                         .uid("parse");
-        pipeline(parsed, keyField != null, config)
+        pipeline(tap.apply(parsed), keyField != null, config)
                 .map(new Tally<>("records-out"))
                 .name("tally")
                 .uid("tally")
@@ -95,11 +107,6 @@ final class DedupCommand implements Callable<Integer> {
                 .sinkTo(io.rejectedSink())
                 .name("rejected")
                 .uid("rejected");
-        var result = env.execute("bloomstream dedup");
-        if (!io.kafka()) {
-            Commands.summary(spec, result, "first occurrences", io.output);
-        }
-        return 0;
     }
 
     static final TypeInformation<Parsed> PARSED = Types.POJO(Parsed.class);
@@ -113,9 +120,5 @@ final class DedupCommand implements Callable<Integer> {
                         ? BloomDedup.perKey(parsed.keyBy(p -> p.key, Types.STRING), id, config)
                         : BloomDedup.global(parsed, id, config);
         return firsts.map(p -> p.raw).returns(Types.STRING).name("raw").uid("raw");
-    }
-
-    static List<String> fields(String field) {
-        return field == null ? List.of() : List.of(field);
     }
 }

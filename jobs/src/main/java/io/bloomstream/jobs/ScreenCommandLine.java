@@ -101,6 +101,28 @@ final class ScreenCommandLine implements Callable<Integer> {
             throw new CommandLine.ParameterException(
                     spec.commandLine(), "--field needs --format json");
         }
+        StreamExecutionEnvironment env = io.environment();
+        build(env);
+        var result = env.execute("bloomstream screen");
+        if (!io.kafka()) {
+            Commands.summary(
+                    spec,
+                    result,
+                    "clean records",
+                    io.output,
+                    "records-flagged",
+                    "flagged to " + flaggedOutput,
+                    "records-missing-field",
+                    "missing a screened field (also in " + io.output + "/_rejected)");
+        }
+        return 0;
+    }
+
+    /** A hook between parsing and screening (tests inject failures here). */
+    java.util.function.UnaryOperator<DataStream<Parsed>> tap = s -> s;
+
+    /** Builds the job into {@code env} (flags already validated). */
+    void build(StreamExecutionEnvironment env) {
         Normalization normalization =
                 normalize != null
                         ? Commands.config(spec, () -> Normalization.parse(normalize))
@@ -115,7 +137,6 @@ final class ScreenCommandLine implements Callable<Integer> {
                 config.field(fields.get(i), p -> p.values[index]);
             }
         }
-        StreamExecutionEnvironment env = io.environment();
         SingleOutputStreamOperator<Parsed> parsed =
                 io.source(env, "input")
                         .process(new Rejects(new LineParser(format, null, fields), false))
@@ -124,7 +145,7 @@ final class ScreenCommandLine implements Callable<Integer> {
                         .uid("parse");
         SingleOutputStreamOperator<ScreenCommand> commands = commands(env);
         SingleOutputStreamOperator<Parsed> clean =
-                BloomScreen.screen(parsed, commands, config.build());
+                BloomScreen.screen(tap.apply(parsed), commands, config.build());
         clean.map(p -> p.raw)
                 .returns(Types.STRING)
                 .name("raw")
@@ -159,19 +180,6 @@ final class ScreenCommandLine implements Callable<Integer> {
                                         .uid("tally-missing"),
                                 commands.getSideOutput(Rejects.TAG));
         rejected.sinkTo(io.rejectedSink()).name("rejected").uid("rejected");
-        var result = env.execute("bloomstream screen");
-        if (!io.kafka()) {
-            Commands.summary(
-                    spec,
-                    result,
-                    "clean records",
-                    io.output,
-                    "records-flagged",
-                    "flagged to " + flaggedOutput,
-                    "records-missing-field",
-                    "missing a screened field (also in " + io.output + "/_rejected)");
-        }
-        return 0;
     }
 
     private SingleOutputStreamOperator<ScreenCommand> commands(StreamExecutionEnvironment env) {

@@ -251,6 +251,7 @@ final class StandaloneCluster implements AutoCloseable {
                                         && !e.contains("com" + File.separator + "fasterxml")
                                         && !e.contains("kafka")
                                         && !e.contains("zstd")
+                                        && !e.contains("scala")
                                         && !e.contains("junit")
                                         && !e.contains("assertj")
                                         && !e.contains("opentest4j")
