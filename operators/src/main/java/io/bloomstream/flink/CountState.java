@@ -22,12 +22,11 @@ import org.apache.flink.api.common.state.ValueState;
 final class CountState {
 
     private final DedupConfig config;
-    private final long itemsPerKey;
+    private final StageShapes shapes;
     private final Hasher hasher;
     private final int slots;
     private final ValueState<FilterMeta> metaState;
     private final MapState<Long, long[]> pages;
-    private final List<FilterSpec> specCache = new ArrayList<>();
     private final long[] scratch = new long[io.bloomstream.filter.Sizing.MAX_HASHES];
 
     CountState(
@@ -37,7 +36,7 @@ final class CountState {
             ValueState<FilterMeta> metaState,
             MapState<Long, long[]> pages) {
         this.config = config;
-        this.itemsPerKey = itemsPerKey;
+        this.shapes = new StageShapes(config, itemsPerKey);
         this.hasher = config.hasher();
         this.slots = slots;
         this.metaState = metaState;
@@ -96,7 +95,7 @@ final class CountState {
         if (current == null
                 || (config.growth() == DedupConfig.Growth.SCALABLE
                         && current.itemsAdded >= current.capacity)) {
-            current = newStage(stages.size());
+            current = shapes.newStage(stages.size());
             stages.add(current);
             currentWords = null;
         }
@@ -188,21 +187,5 @@ final class CountState {
 
     static long pageKey(int slot, int stage, long page) {
         return KeyedFilterState.pageKey(slot, stage, page);
-    }
-
-    private FilterMeta.Stage newStage(int index) {
-        if (index >= io.bloomstream.filter.ScalableBloomFilter.MAX_STAGES) {
-            throw new IllegalStateException("cascade of " + index + " stages: too many items");
-        }
-        while (specCache.size() <= index) {
-            specCache.add(config.stageSpec(itemsPerKey, specCache.size()));
-        }
-        FilterSpec spec = specCache.get(index);
-        return new FilterMeta.Stage(
-                spec.bits(),
-                spec.hashes(),
-                spec.pageBits(),
-                config.stageCapacity(itemsPerKey, index),
-                0);
     }
 }

@@ -3,7 +3,6 @@ package io.bloomstream.flink;
 import io.bloomstream.filter.FilterSpec;
 import io.bloomstream.filter.Hasher;
 import io.bloomstream.filter.Pages;
-import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import org.apache.flink.annotation.Internal;
@@ -28,12 +27,11 @@ final class KeyedFilterState {
     private static final Logger LOG = LoggerFactory.getLogger(KeyedFilterState.class);
 
     private final DedupConfig config;
-    private final long itemsPerKey;
+    private final StageShapes shapes;
     private final Hasher hasher;
     private final ValueState<FilterMeta> metaState;
     private final MapState<Long, long[]> pages;
     private final DedupMetrics metrics;
-    private final List<FilterSpec> specCache = new ArrayList<>();
     private final long[] scratch = new long[io.bloomstream.filter.Sizing.MAX_HASHES];
 
     /** Keys whose metadata is cached; see {@link #readMeta}. */
@@ -58,7 +56,7 @@ final class KeyedFilterState {
             MapState<Long, long[]> pages,
             DedupMetrics metrics) {
         this.config = config;
-        this.itemsPerKey = itemsPerKey;
+        this.shapes = new StageShapes(config, itemsPerKey);
         this.hasher = config.hasher();
         this.metaState = metaState;
         this.pages = pages;
@@ -171,7 +169,7 @@ final class KeyedFilterState {
         if (current == null
                 || (config.growth() == DedupConfig.Growth.SCALABLE
                         && current.itemsAdded >= current.capacity)) {
-            current = newStage(stages.size());
+            current = shapes.newStage(stages.size());
             stages.add(current);
             currentWords = null;
         }
@@ -211,19 +209,6 @@ final class KeyedFilterState {
                     config,
                     DedupMetrics.OVER_CAPACITY);
         }
-    }
-
-    private FilterMeta.Stage newStage(int index) {
-        while (specCache.size() <= index) {
-            specCache.add(config.stageSpec(itemsPerKey, specCache.size()));
-        }
-        FilterSpec spec = specCache.get(index);
-        return new FilterMeta.Stage(
-                spec.bits(),
-                spec.hashes(),
-                spec.pageBits(),
-                config.stageCapacity(itemsPerKey, index),
-                0);
     }
 
     private static long newest(FilterMeta meta) {
