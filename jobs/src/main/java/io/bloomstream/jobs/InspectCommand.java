@@ -86,7 +86,10 @@ final class InspectCommand implements Callable<Integer> {
         }
         PrintWriter out = spec.commandLine().getOut();
         if (json) {
-            try (JsonGenerator g = new JsonFactory().createGenerator(out)) {
+            try (JsonGenerator g =
+                    new JsonFactory()
+                            .disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET)
+                            .createGenerator(out)) {
                 g.writeStartObject();
                 for (Map.Entry<String, Object> kv : info.entrySet()) {
                     Object v = kv.getValue();

@@ -53,21 +53,20 @@ final class QueryCommand implements Callable<Integer> {
         long lines = 0;
         long matched = 0;
         long unusable = 0;
-        Writer sink =
-                output == null
-                        ? spec.commandLine().getOut()
-                        : Files.newBufferedWriter(output, StandardCharsets.UTF_8);
-        try (BufferedReader r = Files.newBufferedReader(input, StandardCharsets.UTF_8);
-                BufferedWriter w = new BufferedWriter(sink, 1 << 16)) {
-            for (String line = r.readLine(); line != null; line = r.readLine()) {
-                lines++;
-                String v = normalization.apply(line);
-                if (v == null) {
-                    unusable++;
-                } else if (f.mightContain(v)) {
-                    matched++;
-                    w.write(line);
-                    w.write('\n');
+        try (BufferedReader r = Files.newBufferedReader(input, StandardCharsets.UTF_8)) {
+            if (output == null) {
+                PrintWriter out = spec.commandLine().getOut(); // not ours to close
+                long[] counts = copyMatches(r, out, normalization, f);
+                out.flush();
+                lines = counts[0];
+                matched = counts[1];
+                unusable = counts[2];
+            } else {
+                try (BufferedWriter w = Files.newBufferedWriter(output, StandardCharsets.UTF_8)) {
+                    long[] counts = copyMatches(r, w, normalization, f);
+                    lines = counts[0];
+                    matched = counts[1];
+                    unusable = counts[2];
                 }
             }
         }
@@ -83,5 +82,24 @@ final class QueryCommand implements Callable<Integer> {
                 f.expectedFpp());
         err.flush();
         return 0;
+    }
+
+    /** Writes the lines that might be in {@code f}; returns lines, matched, unusable. */
+    private static long[] copyMatches(
+            BufferedReader r, Writer w, Normalization normalization, MembershipFilter f)
+            throws IOException {
+        long[] counts = new long[3];
+        for (String line = r.readLine(); line != null; line = r.readLine()) {
+            counts[0]++;
+            String v = normalization.apply(line);
+            if (v == null) {
+                counts[2]++;
+            } else if (f.mightContain(v)) {
+                counts[1]++;
+                w.write(line);
+                w.write('\n');
+            }
+        }
+        return counts;
     }
 }

@@ -2,6 +2,7 @@ package io.bloomstream.jobs;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
+import io.bloomstream.filter.Hasher;
 import io.bloomstream.filter.Normalization;
 import io.bloomstream.flink.BloomScreen;
 import io.bloomstream.flink.ScreenCommand;
@@ -79,6 +80,20 @@ final class ScreenCommandLine implements Callable<Integer> {
             description = "none, lowercase, email or domain (default: what the file records).")
     String normalize;
 
+    @Option(
+            names = "--filter-version",
+            paramLabel = "V",
+            description =
+                    "Version of --filter (default 1). Restored from a savepoint, a job keeps the"
+                            + " version in force unless this is higher.")
+    long filterVersion = ScreenConfig.DEFAULT_INITIAL_VERSION;
+
+    @Option(
+            names = "--seed",
+            paramLabel = "S",
+            description = "XXH3 seed the filter was built with (build-filter --seed).")
+    long seed = Hasher.DEFAULT_SEED;
+
     @Option(names = "--updates", paramLabel = "FILE", description = "Live update commands.")
     String updates;
 
@@ -96,6 +111,14 @@ final class ScreenCommandLine implements Callable<Integer> {
         if (format == LineParser.Format.JSON && fields.isEmpty()) {
             throw new CommandLine.ParameterException(
                     spec.commandLine(), "--format json needs --field");
+        }
+        if (controlTopic != null && !io.kafka()) {
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(), "--control-topic needs --bootstrap-servers");
+        }
+        if (controlTopic != null && updates != null) {
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(), "give --updates or --control-topic, not both");
         }
         if (format == LineParser.Format.TEXT && !fields.isEmpty()) {
             throw new CommandLine.ParameterException(
@@ -128,7 +151,11 @@ final class ScreenCommandLine implements Callable<Integer> {
                         ? Commands.config(spec, () -> Normalization.parse(normalize))
                         : recordedNormalization(filter);
         ScreenConfig.Builder<Parsed> config =
-                ScreenConfig.<Parsed>builder().filterPath(filter).normalization(normalization);
+                ScreenConfig.<Parsed>builder()
+                        .filterPath(filter)
+                        .initialVersion(filterVersion)
+                        .seed(seed)
+                        .normalization(normalization);
         if (format == LineParser.Format.TEXT) {
             config.field("line", p -> p.values[0]);
         } else {
@@ -241,7 +268,7 @@ final class ScreenCommandLine implements Callable<Integer> {
         return w.toString();
     }
 
-    /** The normalization a filter file's header records (peeks at 8 bytes), else lowercase. */
+    /** The normalization a filter file's header records (peeks at 8 bytes), else none. */
     private Normalization recordedNormalization(String file) {
         Path p = new Path(file);
         try (InputStream in = p.getFileSystem().open(p)) {
@@ -252,6 +279,6 @@ final class ScreenCommandLine implements Callable<Integer> {
         } catch (IOException | IllegalArgumentException e) {
             // the operator reports a missing or bad file with its full diagnosis at start
         }
-        return Normalization.LOWERCASE;
+        return Normalization.NONE; // not recorded: the library API adds values as they are
     }
 }

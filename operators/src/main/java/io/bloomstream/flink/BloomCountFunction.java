@@ -113,7 +113,11 @@ public class BloomCountFunction<K, T> extends KeyedProcessFunction<K, T, CountEs
             return;
         }
         TimerService timers = ctx.timerService();
-        timers.registerEventTimeTimer(END); // the final record at the end of input
+        if (windowMillis == 0 || !eventTime) {
+            // The final record(s) at the end of input, when the watermark reaches its maximum.
+            // Event-time windows need none: that watermark fires every window's own timer.
+            timers.registerEventTimeTimer(END);
+        }
         if (windowMillis == 0) {
             state.add(0, hash.h1(), hash.h2());
             if (next.value() == null) {
@@ -135,7 +139,7 @@ public class BloomCountFunction<K, T> extends KeyedProcessFunction<K, T, CountEs
                 reject(event, ctx); // older than every window the key keeps open
                 return;
             }
-            emitWindow(ctx.getCurrentKey(), occupant, out); // too many open: close the oldest
+            emitWindow(ctx.getCurrentKey(), occupant, timers, out); // too many open: close oldest
         }
         if (state.itemsAdded(window) == 0) {
             register(timers, end);
@@ -150,10 +154,14 @@ public class BloomCountFunction<K, T> extends KeyedProcessFunction<K, T, CountEs
         if (windowMillis > 0) {
             if (timestamp == END) {
                 for (long window : state.openWindows()) {
-                    emitWindow(key, window, out); // end of input closes every open window
+                    emitWindow(key, window, ctx.timerService(), out); // end of input closes all
                 }
             } else {
-                emitWindow(key, Math.floorDiv(timestamp + 1, windowMillis) - 1, out);
+                emitWindow(
+                        key,
+                        Math.floorDiv(timestamp + 1, windowMillis) - 1,
+                        ctx.timerService(),
+                        out);
             }
             return;
         }
@@ -172,15 +180,24 @@ public class BloomCountFunction<K, T> extends KeyedProcessFunction<K, T, CountEs
         // end of input (watermark at its maximum) only the final record remains.
         boolean draining = eventTime && ctx.timerService().currentWatermark() == END;
         if (!config.onChangeOnly() && !draining) {
-            long t = timestamp + config.interval().toMillis();
+            // The next boundary after now: after downtime or a watermark jump, one record, not
+            // one per missed interval.
+            long now =
+                    eventTime
+                            ? ctx.timerService().currentWatermark()
+                            : ctx.timerService().currentProcessingTime();
+            long t = nextTick(Math.max(timestamp, now));
             register(ctx.timerService(), t);
             next.update(t);
         }
     }
 
-    private void emitWindow(K key, long window, Collector<CountEstimate> out) throws Exception {
+    private void emitWindow(K key, long window, TimerService timers, Collector<CountEstimate> out)
+            throws Exception {
         emit(key, window, (window + 1) * windowMillis, true, out);
-        state.free(window);
+        if (state.free(window) && !eventTime) {
+            timers.deleteEventTimeTimer(END); // nothing left: no timer either
+        }
     }
 
     private void emit(

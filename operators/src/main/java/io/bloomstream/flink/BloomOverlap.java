@@ -27,7 +27,8 @@ import org.apache.flink.util.Collector;
 /**
  * Set estimates between two keyed streams, for example users seen on site A and on site B per
  * campaign: each key keeps one filter per side, of the same shape, and emits an {@link
- * OverlapEstimate} at every interval and at the end of input.
+ * OverlapEstimate} at the end of each interval in which it received events, and at the end of
+ * input.
  *
  * <p>Both sides need filters of one shape, so the config must use {@link DedupConfig.Growth#FIXED}
  * growth (the union of two cascades has no common shape); anything else is refused when the job is
@@ -38,6 +39,9 @@ public final class BloomOverlap {
 
     /** The default operator uid and name. */
     public static final String DEFAULT_UID = "bloom-overlap";
+
+    /** Counter: events without a usable id (not counted on either side). */
+    public static final String REJECTED = "bloomOverlapRejected";
 
     private BloomOverlap() {}
 
@@ -89,6 +93,7 @@ public final class BloomOverlap {
         private transient MapState<Long, long[]>[] pages;
         private transient ValueState<Long> next;
         private transient FilterSpec spec;
+        private transient org.apache.flink.metrics.Counter rejected;
 
         OverlapFunction(IdSelector<A> idA, IdSelector<B> idB, CountConfig config) {
             this.idA = Objects.requireNonNull(idA, "idA");
@@ -101,6 +106,7 @@ public final class BloomOverlap {
         public void open(OpenContext ctx) {
             hasher = config.filter().hasher();
             spec = config.filter().stageSpec(config.filter().expectedItems(), 0);
+            rejected = getRuntimeContext().getMetricGroup().counter(REJECTED);
             sides = new CountState[2];
             pages = new MapState[2];
             for (int i = 0; i < 2; i++) {
@@ -145,7 +151,8 @@ public final class BloomOverlap {
 
         private void add(int side, Hash128 hash, Context ctx) throws Exception {
             if (hash == null) {
-                return; // no usable id: nothing to count (counted by the caller's own checks)
+                rejected.inc(); // no usable id: nothing to count
+                return;
             }
             sides[side].add(0, hash.h1(), hash.h2());
             ctx.timerService().registerEventTimeTimer(END);

@@ -43,8 +43,11 @@ final class CountState {
         this.pages = pages;
     }
 
-    int slotOf(long window) {
-        return (int) Math.floorMod(window, (long) slots);
+    /**
+     * The slot of a window in a key's metadata (its own slot count, even after a config change).
+     */
+    private static int slotOf(FilterMeta meta, long window) {
+        return (int) Math.floorMod(window, (long) meta.generations());
     }
 
     /**
@@ -56,7 +59,7 @@ final class CountState {
         if (meta == null) {
             return FilterMeta.EMPTY;
         }
-        long b = meta.buckets[slotOf(window)];
+        long b = meta.buckets[slotOf(meta, window)];
         return b == window ? FilterMeta.EMPTY : b;
     }
 
@@ -72,7 +75,7 @@ final class CountState {
         } else {
             meta.checkHasher(hasher);
         }
-        int slot = slotOf(window);
+        int slot = slotOf(meta, window);
         if (meta.buckets[slot] != window) {
             if (meta.buckets[slot] != FilterMeta.EMPTY) {
                 throw new IllegalStateException("slot of window " + window + " is occupied");
@@ -128,11 +131,11 @@ final class CountState {
     /** Items taken as new by {@code window}'s filter (changes exactly when its bits change). */
     long itemsAdded(long window) throws Exception {
         FilterMeta meta = metaState.value();
-        if (meta == null || meta.buckets[slotOf(window)] != window) {
+        if (meta == null || meta.buckets[slotOf(meta, window)] != window) {
             return 0;
         }
         long n = 0;
-        for (FilterMeta.Stage s : meta.slots.get(slotOf(window))) {
+        for (FilterMeta.Stage s : meta.slots.get(slotOf(meta, window))) {
             n += s.itemsAdded;
         }
         return n;
@@ -141,10 +144,10 @@ final class CountState {
     /** The estimate of {@code window}'s filter and its stage count, or null if it has none. */
     Map.Entry<Estimate, Integer> estimate(long window) throws Exception {
         FilterMeta meta = metaState.value();
-        int slot = slotOf(window);
-        if (meta == null || meta.buckets[slot] != window) {
+        if (meta == null || meta.buckets[slotOf(meta, window)] != window) {
             return null;
         }
+        int slot = slotOf(meta, window);
         List<FilterMeta.Stage> stages = meta.slots.get(slot);
         long[] setBits = new long[stages.size()];
         for (Map.Entry<Long, long[]> e : pages.entries()) {
@@ -160,12 +163,19 @@ final class CountState {
         return Map.entry(Estimate.sum(parts), stages.size());
     }
 
-    /** Frees {@code window}'s filter; clears the key's state when nothing is left. */
-    void free(long window) throws Exception {
+    /**
+     * Frees {@code window}'s filter; clears the key's state when nothing is left.
+     *
+     * @return whether the key has no state left
+     */
+    boolean free(long window) throws Exception {
         FilterMeta meta = metaState.value();
-        int slot = slotOf(window);
-        if (meta == null || meta.buckets[slot] != window) {
-            return;
+        if (meta == null) {
+            return true;
+        }
+        int slot = slotOf(meta, window);
+        if (meta.buckets[slot] != window) {
+            return false;
         }
         Iterator<Long> keys = pages.keys().iterator();
         while (keys.hasNext()) {
@@ -178,11 +188,12 @@ final class CountState {
         for (long b : meta.buckets) {
             if (b != FilterMeta.EMPTY) {
                 metaState.update(meta);
-                return;
+                return false;
             }
         }
         metaState.clear();
         pages.clear();
+        return true;
     }
 
     static long pageKey(int slot, int stage, long page) {

@@ -33,8 +33,11 @@ public final class DedupConfig implements Serializable {
 
     /**
      * The smallest page that the automatic page size picks for state: each page is one state entry
-     * with about 20 bytes of overhead in a checkpoint, so 2048-bit pages measured 1.50 bytes of
-     * state per distinct id at 1% where 512-bit pages took 1.78 (benchmarks/RESULTS.md).
+     * with about 20 bytes of overhead in a checkpoint, so at 1% 512-bit pages took 1.78 bytes of
+     * state per distinct id and 2048-bit pages 1.50 (10^6 ids) and 1.355 (10^7). 4096-bit pages
+     * take 1.30 and 1.27 but cost heap throughput (0.66x against 0.82x of pass-through in one run
+     * at 10^6 ids): pass {@code pageBits(4096)} when state size matters more
+     * (benchmarks/RESULTS.md).
      */
     public static final int MIN_AUTO_STATE_PAGE_BITS = 2048;
 

@@ -40,6 +40,9 @@ final class ScreenFilterLoader {
         }
     }
 
+    private static final org.slf4j.Logger LOG =
+            org.slf4j.LoggerFactory.getLogger(ScreenFilterLoader.class);
+
     private ScreenFilterLoader() {}
 
     static Loaded load(String path, long version, Normalization expected, Hasher hasher)
@@ -60,6 +63,8 @@ final class ScreenFilterLoader {
                         FilterCodec.readFile(
                                 in, length, hasher.strategy().isKeyed() ? hasher : null);
             }
+        } catch (BadFilterFileException e) {
+            throw e;
         } catch (FileNotFoundException e) {
             throw new BadFilterFileException(path, "it does not exist", true, e);
         } catch (FilterFormatException e) {
@@ -85,7 +90,13 @@ final class ScreenFilterLoader {
                     true,
                     null);
         }
-        if (file.normalization() != null && file.normalization() != expected) {
+        if (file.normalization() == null) {
+            LOG.warn(
+                    "Screening filter file {} does not record its normalization; assuming its"
+                            + " entries were normalized with '{}' as configured",
+                    path,
+                    expected);
+        } else if (file.normalization() != expected) {
             throw new BadFilterFileException(
                     path,
                     "built with normalization '"

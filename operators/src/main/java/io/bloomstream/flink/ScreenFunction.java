@@ -93,6 +93,14 @@ public class ScreenFunction<T> extends BroadcastProcessFunction<T, ScreenCommand
             inForce.put(PATH, config.filterPath());
             inForce.put(VERSION, Long.toString(config.initialVersion()));
             overlay.clear();
+        } else if (!inForce.get(PATH).equals(config.filterPath())) {
+            LOG.warn(
+                    "Restored filter version {} ({}) stays in force over the configured {}"
+                            + " (version {}); configure a higher initial version to switch",
+                    version,
+                    inForce.get(PATH),
+                    config.filterPath(),
+                    config.initialVersion());
         }
         overlaySize = 0;
         for (Map.Entry<String, Boolean> ignored : overlay.entries()) {
@@ -216,6 +224,11 @@ public class ScreenFunction<T> extends BroadcastProcessFunction<T, ScreenCommand
         try {
             next = ScreenFilterLoader.load(command.value, command.version, normalization, hasher);
         } catch (ScreenFilterLoader.BadFilterFileException e) {
+            if (!e.permanent()) {
+                // A transient read error: fail, so the restart replays the command and every
+                // task ends on the same version.
+                throw e;
+            }
             metrics.loadErrors.inc();
             LOG.error(
                     "Rejected filter version {}; version {} stays in force. {}",

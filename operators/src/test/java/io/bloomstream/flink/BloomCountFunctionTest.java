@@ -97,6 +97,20 @@ class BloomCountFunctionTest {
 
     @ParameterizedTest
     @EnumSource(Backend.class)
+    void aWatermarkJumpEmitsOneRecordNotOnePerMissedInterval(Backend backend) throws Exception {
+        try (var h = harness(eventTime(1000).build(), backend)) {
+            h.open();
+            h.processElement("a,1", 1);
+            h.processWatermark(new Watermark(1000));
+            h.processWatermark(new Watermark(100_000)); // 99 intervals later
+            assertThat(h.extractOutputValues())
+                    .extracting(e -> e.timestamp)
+                    .containsExactly(1000L, 2000L);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Backend.class)
     void aFullFixedFilterSaysSaturatedInsteadOfANumber(Backend backend) throws Exception {
         CountConfig config =
                 eventTime(100)
@@ -157,6 +171,7 @@ class BloomCountFunctionTest {
             assertThat(w1.windowStart).isEqualTo(100);
             assertThat(50.0).isBetween(w1.lower, w1.upper);
             assertThat(stateEntries(h)).as("all windows closed: state freed").isZero();
+            assertThat(h.numEventTimeTimers()).as("and no timer left").isZero();
         }
     }
 

@@ -260,6 +260,9 @@ class ScreenFunctionTest {
         byte[] flipped = good.clone();
         flipped[60] ^= 0x10;
         assertStartFails(tmp.resolve("missing.bloom").toUri().toString(), "does not exist");
+        assertStartFails(
+                Files.createDirectories(tmp.resolve("a-directory")).toUri().toString(),
+                "it is a directory");
         assertStartFails(write("truncated.bloom", truncated), "crc32c");
         assertStartFails(write("magic.bloom", magic), "field magic");
         assertStartFails(write("flipped.bloom", flipped), "checksum mismatch");
@@ -298,6 +301,47 @@ class ScreenFunctionTest {
                 .cause()
                 .hasMessageContaining("Cannot use screening filter file " + path)
                 .hasMessageContaining(problem);
+    }
+
+    @Test
+    void aRedeployWithAHigherInitialVersionReplacesTheRestoredFile() throws Exception {
+        String v1 = spamFile();
+        OperatorSubtaskState snapshot;
+        try (var h = open(new Recording(config(v1)), null)) {
+            h.processBroadcastElement(ScreenCommand.add("new@spam.example"), 1);
+            snapshot = h.snapshot(1, 10);
+        }
+        String v2 =
+                writeFilter(
+                        tmp.resolve("spam-v2.bloom"),
+                        Normalization.EMAIL,
+                        Hasher.defaultHasher(),
+                        "other@spam.example");
+        ScreenConfig<String> same =
+                ScreenConfig.<String>builder()
+                        .filterPath(v2)
+                        .normalization(Normalization.EMAIL)
+                        .field("from", ScreenFunctionTest::from)
+                        .build();
+        // Same version: the restored file and its live add stay in force.
+        try (var h = open(new Recording(same), snapshot)) {
+            h.processElement("new@spam.example,x@good.example", 2);
+            h.processElement("other@spam.example,x@good.example", 3);
+            assertThat(flagged(h)).extracting(m -> m.value).containsExactly("new@spam.example");
+        }
+        ScreenConfig<String> higher =
+                ScreenConfig.<String>builder()
+                        .filterPath(v2)
+                        .initialVersion(2)
+                        .normalization(Normalization.EMAIL)
+                        .field("from", ScreenFunctionTest::from)
+                        .build();
+        // A higher version: the new file, without the old file's live updates.
+        try (var h = open(new Recording(higher), snapshot)) {
+            h.processElement("new@spam.example,x@good.example", 2);
+            h.processElement("other@spam.example,x@good.example", 3);
+            assertThat(flagged(h)).extracting(m -> m.value).containsExactly("other@spam.example");
+        }
     }
 
     @Test

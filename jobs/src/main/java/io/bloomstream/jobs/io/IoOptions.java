@@ -167,7 +167,12 @@ public final class IoOptions {
                             .setBootstrapServers(bootstrapServers)
                             .setTopics(inputTopic)
                             .setGroupId(groupId)
-                            .setStartingOffsets(OffsetsInitializer.earliest())
+                            // the group's committed offsets, else the beginning: a restart
+                            // without a savepoint does not replay what was already processed
+                            .setStartingOffsets(
+                                    OffsetsInitializer.committedOffsets(
+                                            org.apache.kafka.clients.consumer.OffsetResetStrategy
+                                                    .EARLIEST))
                             .setValueOnlyDeserializer(new Utf8Lines())
                             .setProperty("isolation.level", "read_committed");
             if (bounded) {
@@ -201,7 +206,10 @@ public final class IoOptions {
         return kafka() ? kafkaSink(topic, id) : fileSink(dir);
     }
 
-    /** Part files directly under {@code dir}, finalized at each checkpoint and at the end. */
+    /**
+     * Part files directly under {@code dir}, made visible (renamed from in-progress) at the
+     * checkpoint after they roll and at the end of a bounded job.
+     */
     public static Sink<String> fileSink(String dir) {
         return FileSink.forRowFormat(new Path(dir), new SimpleStringEncoder<String>("UTF-8"))
                 .withBucketAssigner(new BasePathBucketAssigner<>())
