@@ -177,6 +177,50 @@ class BloomCountFunctionTest {
 
     @ParameterizedTest
     @EnumSource(Backend.class)
+    void anEventOfOneWindowTooManyClosesTheOldestOpenWindowEarly(Backend backend) throws Exception {
+        CountConfig config = eventTime(1000).window(Duration.ofMillis(100)).openWindows(2).build();
+        try (var h = harness(config, backend)) {
+            h.open();
+            h.processElement("a,x", 10); // window 0
+            h.processElement("a,y", 110); // window 1
+            assertThat(h.extractOutputValues()).isEmpty();
+            h.processElement("a,z", 210); // window 2 needs window 0's slot
+            assertThat(h.extractOutputValues())
+                    .extracting(e -> e.windowStart, e -> e.isFinal)
+                    .containsExactly(org.assertj.core.groups.Tuple.tuple(0L, true));
+            h.processWatermark(new Watermark(Long.MAX_VALUE));
+            assertThat(h.extractOutputValues())
+                    .extracting(e -> e.windowStart)
+                    .containsExactly(0L, 100L, 200L);
+            assertThat(stateEntries(h)).isZero();
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void processingTimeWindowsCloseOnTheClockAndLeaveNoTimers(Backend backend) throws Exception {
+        CountConfig config =
+                CountConfig.builder()
+                        .filter(DedupConfig.builder().expectedItems(1000).fpp(0.01).build())
+                        .window(Duration.ofMillis(100))
+                        .build();
+        try (var h = harness(config, backend)) {
+            h.open();
+            h.setProcessingTime(10);
+            h.processElement("a,x", 0);
+            h.processElement("a,y", 0);
+            h.setProcessingTime(99);
+            CountEstimate w = h.extractOutputValues().get(0);
+            assertThat(w.windowStart).isZero();
+            assertThat(2.0).isBetween(w.lower, w.upper);
+            assertThat(stateEntries(h)).isZero();
+            assertThat(h.numEventTimeTimers()).as("end-of-input timer deleted").isZero();
+            assertThat(h.numProcessingTimeTimers()).isZero();
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Backend.class)
     void aRestoreDoesNotDoubleCountReplayedEvents(Backend backend) throws Exception {
         OperatorSubtaskState snapshot;
         try (var h = harness(eventTime(10_000).build(), backend)) {
