@@ -211,6 +211,51 @@ class JobCommandsTest {
     }
 
     @Test
+    void countPerWindowWritesFinalWindowRecordsThatCoverEachKey() throws Exception {
+        Path data = Cli.testdata().resolve("count");
+        Path out = tmp.resolve("windows");
+        assertThat(
+                        cli.run(
+                                "count",
+                                "--input",
+                                data.resolve("clicks.jsonl").toString(),
+                                "--format",
+                                "json",
+                                "--id-field",
+                                "user",
+                                "--key-field",
+                                "page",
+                                "--expected-items",
+                                "2000",
+                                "--window",
+                                "100ms",
+                                "--output",
+                                out.toString()))
+                .as(cli.err.toString())
+                .isZero();
+        Map<String, Double> sum = new java.util.HashMap<>();
+        Map<String, Double> variance = new java.util.HashMap<>();
+        for (String line : Cli.readParts(out)) {
+            Path f = tmp.resolve("record.json");
+            Files.writeString(f, line);
+            Map<String, Object> r = json(f);
+            assertThat(r).containsKey("window_start").containsEntry("final", "true");
+            String key = (String) r.get("key");
+            double se = Double.parseDouble(r.get("standard_error").toString());
+            sum.merge(key, Double.parseDouble(r.get("estimate").toString()), Double::sum);
+            variance.merge(key, se * se, Double::sum);
+        }
+        // Windows split a key's clicks, so its windows' distinct counts add up to at least the
+        // key's distinct count (users seen in two windows count twice).
+        for (String line : Files.readAllLines(data.resolve("clicks.truth.csv")).subList(1, 21)) {
+            String[] kv = line.split(",");
+            assertThat(sum.get(kv[0]) + 4 * Math.sqrt(variance.get(kv[0])) + 0.5)
+                    .as(kv[0])
+                    .isGreaterThanOrEqualTo(Long.parseLong(kv[1]));
+        }
+    }
+
+    @Test
     void queryAndInspectReadAFilterFile() throws Exception {
         Path list = tmp.resolve("list.txt");
         Files.write(list, List.of("Alice@Example.com", "bob@example.com"));
