@@ -29,21 +29,27 @@ public final class SetEstimates {
      * @throws IllegalArgumentException if the filters are incompatible (naming the field)
      */
     public static Estimate intersection(BloomFilter a, BloomFilter b) {
-        Estimate ea = a.estimate();
-        Estimate eb = b.estimate();
-        Estimate eu = union(a, b);
-        double n = Math.max(0, ea.estimate() + eb.estimate() - eu.estimate());
+        return intersection(a.estimate(), b.estimate(), union(a, b));
+    }
+
+    /**
+     * |A ∩ B| = |A| + |B| − |A ∪ B| from the three estimates, at least 0. Its standard error adds
+     * the three variances, which overstates it (the estimates are positively correlated); it is
+     * valid when all three are.
+     */
+    public static Estimate intersection(Estimate a, Estimate b, Estimate union) {
+        double n = Math.max(0, a.estimate() + b.estimate() - union.estimate());
         double se =
                 Math.sqrt(
-                        ea.standardError() * ea.standardError()
-                                + eb.standardError() * eb.standardError()
-                                + eu.standardError() * eu.standardError());
+                        a.standardError() * a.standardError()
+                                + b.standardError() * b.standardError()
+                                + union.standardError() * union.standardError());
         return new Estimate(
                 n,
                 se,
-                eu.setCells(),
-                eu.cells(),
-                eu.hashes(),
-                ea.valid() && eb.valid() && eu.valid());
+                union.setCells(),
+                union.cells(),
+                union.hashes(),
+                a.valid() && b.valid() && union.valid());
     }
 }

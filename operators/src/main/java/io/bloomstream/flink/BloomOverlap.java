@@ -5,6 +5,7 @@ import io.bloomstream.filter.FilterSpec;
 import io.bloomstream.filter.Hash128;
 import io.bloomstream.filter.Hasher;
 import io.bloomstream.filter.Pages;
+import io.bloomstream.filter.SetEstimates;
 import io.bloomstream.flink.typeutils.FilterMetaSerializer;
 import io.bloomstream.flink.typeutils.PageSerializer;
 import java.util.HashMap;
@@ -214,13 +215,10 @@ public final class BloomOverlap {
             r.bError = eb.standardError();
             r.union = eu.estimate();
             r.unionError = eu.standardError();
-            r.intersection = Math.max(0, ea.estimate() + eb.estimate() - eu.estimate());
-            r.intersectionError =
-                    Math.sqrt(
-                            ea.standardError() * ea.standardError()
-                                    + eb.standardError() * eb.standardError()
-                                    + eu.standardError() * eu.standardError());
-            r.valid = ea.valid() && eb.valid() && eu.valid();
+            Estimate both = SetEstimates.intersection(ea, eb, eu);
+            r.intersection = both.estimate();
+            r.intersectionError = both.standardError();
+            r.valid = both.valid();
             r.isFinal = isFinal;
             r.timestamp = timestamp;
             return r;
