@@ -113,15 +113,12 @@ public class BloomCountFunction<K, T> extends KeyedProcessFunction<K, T, CountEs
             return;
         }
         TimerService timers = ctx.timerService();
-        if (windowMillis == 0 || !eventTime) {
-            // The final record(s) at the end of input, when the watermark reaches its maximum.
-            // Event-time windows need none: that watermark fires every window's own timer.
-            timers.registerEventTimeTimer(END);
-        }
         if (windowMillis == 0) {
-            state.add(0, hash.h1(), hash.h2());
+            if (state.add(0, hash.h1(), hash.h2())) {
+                timers.registerEventTimeTimer(END); // the key's final record at end of input
+            }
             if (next.value() == null) {
-                long t = nextTick(time);
+                long t = config.nextTick(time);
                 register(timers, t);
                 next.update(t);
             }
@@ -141,10 +138,14 @@ public class BloomCountFunction<K, T> extends KeyedProcessFunction<K, T, CountEs
             }
             emitWindow(ctx.getCurrentKey(), occupant, timers, out); // too many open: close oldest
         }
-        if (state.itemsAdded(window) == 0) {
+        if (state.add(window, hash.h1(), hash.h2())) {
             register(timers, end);
+            if (!eventTime) {
+                // End of input closes open processing-time windows through the watermark at its
+                // maximum; event-time windows need nothing more, it fires their own timers.
+                timers.registerEventTimeTimer(END);
+            }
         }
-        state.add(window, hash.h1(), hash.h2());
     }
 
     @Override
@@ -186,7 +187,7 @@ public class BloomCountFunction<K, T> extends KeyedProcessFunction<K, T, CountEs
                     eventTime
                             ? ctx.timerService().currentWatermark()
                             : ctx.timerService().currentProcessingTime();
-            long t = nextTick(Math.max(timestamp, now));
+            long t = config.nextTick(Math.max(timestamp, now));
             register(ctx.timerService(), t);
             next.update(t);
         }
@@ -213,11 +214,6 @@ public class BloomCountFunction<K, T> extends KeyedProcessFunction<K, T, CountEs
             record.windowStart = window * windowMillis;
         }
         out.collect(record);
-    }
-
-    private long nextTick(long time) {
-        long interval = config.interval().toMillis();
-        return (Math.floorDiv(time, interval) + 1) * interval;
     }
 
     private void register(TimerService timers, long time) {

@@ -155,17 +155,17 @@ public final class BloomOverlap {
                 rejected.inc(); // no usable id: nothing to count
                 return;
             }
-            sides[side].add(0, hash.h1(), hash.h2());
-            ctx.timerService().registerEventTimeTimer(END);
+            if (sides[side].add(0, hash.h1(), hash.h2())) {
+                ctx.timerService().registerEventTimeTimer(END); // the final record
+            }
             if (next.value() == null) {
-                long interval = config.interval().toMillis();
                 boolean eventTime = config.timeDomain() == DedupConfig.TimeDomain.EVENT_TIME;
                 Long ts = eventTime ? ctx.timestamp() : null;
                 long now =
                         eventTime
                                 ? (ts == null ? 0 : ts)
                                 : ctx.timerService().currentProcessingTime();
-                long t = (Math.floorDiv(now, interval) + 1) * interval;
+                long t = config.nextTick(now);
                 if (eventTime) {
                     ctx.timerService().registerEventTimeTimer(t);
                 } else {

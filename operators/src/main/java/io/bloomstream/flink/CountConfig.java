@@ -72,6 +72,12 @@ public final class CountConfig implements Serializable {
         return openWindows;
     }
 
+    /** The first emission boundary (a multiple of the interval) after {@code time}. */
+    long nextTick(long time) {
+        long interval = this.interval.toMillis();
+        return (Math.floorDiv(time, interval) + 1) * interval;
+    }
+
     @Override
     public String toString() {
         return "CountConfig{filter="

@@ -66,7 +66,8 @@ final class CountState {
     /**
      * Adds an item to the filter of {@code window} (0 for running counts).
      *
-     * @return whether the filter changed (the item was not already reported present)
+     * @return whether this item opened the window (its first item, for running counts the key's
+     *     first): the caller schedules the window's timers then, not on every item
      */
     boolean add(long window, long h1, long h2) throws Exception {
         FilterMeta meta = metaState.value();
@@ -76,7 +77,8 @@ final class CountState {
             meta.checkHasher(hasher);
         }
         int slot = slotOf(meta, window);
-        if (meta.buckets[slot] != window) {
+        boolean opened = meta.buckets[slot] != window;
+        if (opened) {
             if (meta.buckets[slot] != FilterMeta.EMPTY) {
                 throw new IllegalStateException("slot of window " + window + " is occupied");
             }
@@ -88,7 +90,7 @@ final class CountState {
             FilterSpec spec = stages.get(i).spec(hasher);
             long[] words = pages.get(CountState.pageKey(slot, i, spec.page(h1)));
             if (words != null && Pages.mightContain(spec, words, h1, h2, scratch)) {
-                return false;
+                return false; // seen before, so the window was already open
             }
             if (i == stages.size() - 1) {
                 currentWords = words;
@@ -110,7 +112,7 @@ final class CountState {
         pages.put(pageKey(slot, stages.size() - 1, spec.page(h1)), currentWords);
         current.itemsAdded++;
         metaState.update(meta);
-        return true;
+        return opened;
     }
 
     /** The windows the key has open, oldest first. */
