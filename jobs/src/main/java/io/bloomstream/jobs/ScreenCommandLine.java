@@ -2,6 +2,7 @@ package io.bloomstream.jobs;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
+import io.bloomstream.filter.FilterCodec;
 import io.bloomstream.filter.Hasher;
 import io.bloomstream.filter.Normalization;
 import io.bloomstream.flink.BloomScreen;
@@ -268,13 +269,13 @@ final class ScreenCommandLine implements Callable<Integer> {
         return w.toString();
     }
 
-    /** The normalization a filter file's header records (peeks at 8 bytes), else none. */
+    /** The normalization a filter file's header records, else none. */
     private Normalization recordedNormalization(String file) {
         Path p = new Path(file);
         try (InputStream in = p.getFileSystem().open(p)) {
-            byte[] head = in.readNBytes(8);
-            if (head.length == 8 && head[7] != 0) {
-                return Normalization.fromId(head[7] & 0xFF);
+            Normalization recorded = FilterCodec.readNormalization(in);
+            if (recorded != null) {
+                return recorded;
             }
         } catch (IOException | IllegalArgumentException e) {
             // the operator reports a missing or bad file with its full diagnosis at start

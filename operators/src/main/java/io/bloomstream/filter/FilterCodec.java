@@ -402,6 +402,32 @@ public final class FilterCodec {
         return new FilterFile(filter, h.normalization);
     }
 
+    /**
+     * The normalization a filter's header records, read from its first 8 bytes without reading the
+     * filter (the checksum is not verified: decode the file for that).
+     *
+     * @return the normalization, or null when the header records none
+     * @throws FilterFormatException if the input is shorter than 8 bytes, its magic is wrong or the
+     *     normalization id unknown
+     */
+    public static Normalization readNormalization(InputStream in) throws IOException {
+        byte[] head = in.readNBytes(8);
+        if (head.length < 8) {
+            throw new FilterFormatException("length", "not a filter: " + head.length + " bytes");
+        }
+        int magic = java.nio.ByteBuffer.wrap(head, 0, 4).getInt();
+        if (magic != MAGIC) {
+            throw new FilterFormatException(
+                    "magic", String.format("expected 0x%08X, found 0x%08X", MAGIC, magic));
+        }
+        int id = head[7] & 0xFF;
+        try {
+            return id == 0 ? null : Normalization.fromId(id);
+        } catch (IllegalArgumentException e) {
+            throw new FilterFormatException("normalization", e.getMessage());
+        }
+    }
+
     /** A decoded page: its filter's spec, whether it holds counters, its index and words. */
     public record Page(FilterSpec spec, boolean counting, long index, long[] words) {}
 

@@ -152,11 +152,19 @@ class FilterCodecTest {
             FilterFile file = FilterCodec.decodeFile(bytes, null);
             assertThat(file.normalization()).isEqualTo(n);
             assertThat(file.filter().mightContain("a@example.com")).isTrue();
+            assertThat(FilterCodec.readNormalization(new java.io.ByteArrayInputStream(bytes)))
+                    .isEqualTo(n);
         }
         // Filters written without one record 0, read back as "not recorded".
         byte[] plain = FilterCodec.encode(BloomFilter.create(1000, 0.01));
         assertThat(plain[7]).isZero();
         assertThat(FilterCodec.decodeFile(plain, null).normalization()).isNull();
+        assertThat(FilterCodec.readNormalization(new java.io.ByteArrayInputStream(plain))).isNull();
+        assertThatThrownBy(
+                        () ->
+                                FilterCodec.readNormalization(
+                                        new java.io.ByteArrayInputStream(new byte[] {1, 2, 3})))
+                .isInstanceOf(FilterFormatException.class);
     }
 
     @Test
