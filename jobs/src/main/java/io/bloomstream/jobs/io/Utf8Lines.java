@@ -2,6 +2,7 @@ package io.bloomstream.jobs.io;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CharsetDecoder;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
@@ -21,18 +22,23 @@ public final class Utf8Lines implements DeserializationSchema<String> {
     /** The prefix that marks a value that was not UTF-8. */
     public static final String NOT_UTF8 = "\u0000not-utf8:";
 
+    /** One strict decoder per source reader (a reader deserializes from one thread). */
+    private transient CharsetDecoder decoder;
+
     @Override
     public String deserialize(byte[] message) {
         if (message == null) {
             return NOT_UTF8;
         }
+        if (decoder == null) {
+            decoder =
+                    StandardCharsets.UTF_8
+                            .newDecoder()
+                            .onMalformedInput(CodingErrorAction.REPORT)
+                            .onUnmappableCharacter(CodingErrorAction.REPORT);
+        }
         try {
-            return StandardCharsets.UTF_8
-                    .newDecoder()
-                    .onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT)
-                    .decode(ByteBuffer.wrap(message))
-                    .toString();
+            return decoder.decode(ByteBuffer.wrap(message)).toString(); // resets the decoder
         } catch (CharacterCodingException e) {
             return NOT_UTF8 + Base64.getEncoder().encodeToString(message);
         }
