@@ -6,8 +6,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import picocli.CommandLine;
 
-/** Runs the command line in-process and keeps what it printed. */
-final class Cli {
+/**
+ * Runs the command line in-process and keeps what it printed; finds the test data and free ports
+ * for the tests of every package here.
+ */
+public final class Cli {
     final StringWriter out = new StringWriter();
     final StringWriter err = new StringWriter();
 
@@ -33,7 +36,7 @@ final class Cli {
     }
 
     /** The committed {@code testdata/} directory, found from the working directory up. */
-    static Path testdata() {
+    public static Path testdata() {
         for (Path p = Path.of("").toAbsolutePath(); p != null; p = p.getParent()) {
             if (Files.isDirectory(p.resolve("testdata/spam"))) {
                 return p.resolve("testdata");
@@ -41,5 +44,13 @@ final class Cli {
         }
         throw new IllegalStateException(
                 "testdata/ not found above " + Path.of("").toAbsolutePath());
+    }
+
+    /** A free TCP port on the loopback interface. */
+    public static int freePort() throws java.io.IOException {
+        try (java.net.ServerSocket s =
+                new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        }
     }
 }

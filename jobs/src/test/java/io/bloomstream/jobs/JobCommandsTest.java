@@ -190,10 +190,7 @@ class JobCommandsTest {
             truth.put(kv[0], Long.parseLong(kv[1]));
         }
         Map<String, Map<String, Object>> finals = new java.util.HashMap<>();
-        for (String line : Cli.readParts(out)) {
-            Path f = tmp.resolve("record.json");
-            Files.writeString(f, line);
-            Map<String, Object> record = json(f);
+        for (Map<String, Object> record : jsonLines(out)) {
             if (Boolean.parseBoolean(record.get("final").toString())) {
                 assertThat(finals.put((String) record.get("key"), record)).isNull();
             }
@@ -235,10 +232,7 @@ class JobCommandsTest {
                 .isZero();
         Map<String, Double> sum = new java.util.HashMap<>();
         Map<String, Double> variance = new java.util.HashMap<>();
-        for (String line : Cli.readParts(out)) {
-            Path f = tmp.resolve("record.json");
-            Files.writeString(f, line);
-            Map<String, Object> r = json(f);
+        for (Map<String, Object> r : jsonLines(out)) {
             assertThat(r).containsKey("window_start").containsEntry("final", "true");
             String key = (String) r.get("key");
             double se = Double.parseDouble(r.get("standard_error").toString());
@@ -288,9 +282,8 @@ class JobCommandsTest {
         assertThat(Files.readAllLines(hits)).containsExactly("ALICE@example.com");
         assertThat(cli.err.toString()).contains("3 lines, 1 might be in the filter, 1 unusable");
         assertThat(cli.run("inspect", "--filter", filter.toString(), "--json")).isZero();
-        Path info = tmp.resolve("info.json");
-        Files.writeString(info, cli.out.toString().substring(cli.out.toString().indexOf('{')));
-        Map<String, Object> json = json(info);
+        Map<String, Object> json =
+                json(cli.out.toString().substring(cli.out.toString().indexOf('{')));
         assertThat(json).containsEntry("normalization", "email").containsEntry("items_added", 2L);
         assertThat(json.get("estimated_items")).isEqualTo(2L);
         assertThat(cli.run("inspect", "--filter", list.toString())).isEqualTo(1);
@@ -338,12 +331,26 @@ class JobCommandsTest {
         return ids;
     }
 
-    /** A flat JSON object: numbers as Long, arrays as lists, nested objects as maps. */
+    /** A JSON file's object: numbers as Long, arrays as lists, nested objects as maps. */
     static Map<String, Object> json(Path file) throws Exception {
-        try (JsonParser p = new JsonFactory().createParser(file.toFile())) {
+        return json(Files.readString(file));
+    }
+
+    /** See {@link #json(Path)}. */
+    static Map<String, Object> json(String text) throws Exception {
+        try (JsonParser p = new JsonFactory().createParser(text)) {
             p.nextToken();
             return object(p);
         }
+    }
+
+    /** The JSON lines of a job's part files. */
+    static List<Map<String, Object>> jsonLines(Path dir) throws Exception {
+        List<Map<String, Object>> records = new ArrayList<>();
+        for (String line : Cli.readParts(dir)) {
+            records.add(json(line));
+        }
+        return records;
     }
 
     private static Map<String, Object> object(JsonParser p) throws Exception {

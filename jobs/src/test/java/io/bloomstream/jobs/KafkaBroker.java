@@ -1,7 +1,6 @@
 package io.bloomstream.jobs;
 
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -35,7 +34,7 @@ final class KafkaBroker implements AutoCloseable {
 
     KafkaBroker(Path dir) throws IOException {
         this.dir = dir;
-        this.port = freePort();
+        this.port = Cli.freePort();
     }
 
     String bootstrapServers() {
@@ -43,7 +42,7 @@ final class KafkaBroker implements AutoCloseable {
     }
 
     void start() throws Exception {
-        int controller = freePort();
+        int controller = Cli.freePort();
         Path props = dir.resolve("server.properties");
         Files.writeString(
                 props,
@@ -205,12 +204,6 @@ final class KafkaBroker implements AutoCloseable {
             if (!process.waitFor(30, TimeUnit.SECONDS)) {
                 process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
             }
-        }
-    }
-
-    static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
         }
     }
 }

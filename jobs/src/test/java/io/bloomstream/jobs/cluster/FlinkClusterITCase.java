@@ -2,6 +2,7 @@ package io.bloomstream.jobs.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.bloomstream.jobs.Cli;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -25,7 +26,7 @@ class FlinkClusterITCase {
                         System.getProperty(
                                 "bloomstream.jobJar", "target/bloomstream-flink-job.jar"));
         assertThat(jar).as("the slim job jar (built by package)").exists();
-        Path testdata = testdata();
+        Path testdata = Cli.testdata();
         Path out = tmp.resolve("out");
         List<Long> pids;
         try (StandaloneCluster cluster = new StandaloneCluster(tmp)) {
@@ -69,14 +70,5 @@ class FlinkClusterITCase {
         // 1% rate, binomial bound at 4.5 sigma, as in JobCommandsTest
         double bound = distinct.size() * 0.01 + 4.5 * Math.sqrt(distinct.size() * 0.01);
         assertThat((double) (distinct.size() - written.size())).isBetween(0.0, bound);
-    }
-
-    static Path testdata() {
-        for (Path p = Path.of("").toAbsolutePath(); p != null; p = p.getParent()) {
-            if (Files.isDirectory(p.resolve("testdata/dedup"))) {
-                return p.resolve("testdata");
-            }
-        }
-        throw new IllegalStateException("testdata/ not found");
     }
 }

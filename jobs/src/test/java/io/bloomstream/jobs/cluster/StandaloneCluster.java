@@ -1,9 +1,9 @@
 package io.bloomstream.jobs.cluster;
 
+import io.bloomstream.jobs.Cli;
 import java.io.File;
 import java.io.IOException;
 import java.net.HttpURLConnection;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -51,19 +51,19 @@ final class StandaloneCluster implements AutoCloseable {
         this.dir = dir;
         this.conf = Files.createDirectories(dir.resolve("conf"));
         this.classPath = flinkClassPath();
-        this.restPort = freePort();
+        this.restPort = Cli.freePort();
         Files.writeString(
                 conf.resolve("config.yaml"),
                 String.join(
                         "\n",
                         "jobmanager.rpc.address: localhost",
-                        "jobmanager.rpc.port: " + freePort(),
+                        "jobmanager.rpc.port: " + Cli.freePort(),
                         "jobmanager.bind-host: localhost",
                         "jobmanager.memory.process.size: 1024m",
                         "rest.address: localhost",
                         "rest.bind-address: localhost",
                         "rest.port: " + restPort,
-                        "blob.server.port: " + freePort(),
+                        "blob.server.port: " + Cli.freePort(),
                         "taskmanager.host: localhost",
                         "taskmanager.bind-host: localhost",
                         "taskmanager.rpc.port: 0",
@@ -257,11 +257,5 @@ final class StandaloneCluster implements AutoCloseable {
                                         && !e.contains("opentest4j")
                                         && !e.contains("apiguardian"))
                 .collect(Collectors.joining(File.pathSeparator));
-    }
-
-    static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
-        }
     }
 }

@@ -2,6 +2,7 @@ package io.bloomstream.jobs.testdata;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.bloomstream.jobs.Cli;
 import io.bloomstream.jobs.Main;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,7 +18,7 @@ class TestDataTest {
     @Test
     void committedFilesAreReproducedByteForByte(@TempDir Path tmp) throws Exception {
         assertThat(Main.run("generate-testdata", "--output", tmp.toString())).isZero();
-        Path committed = testdata();
+        Path committed = Cli.testdata();
         List<Path> generated;
         try (Stream<Path> files = Files.walk(tmp)) {
             generated = files.filter(Files::isRegularFile).collect(Collectors.toList());
@@ -30,14 +31,5 @@ class TestDataTest {
                     .as("%s differs from the generator's output", c)
                     .isEqualTo(-1);
         }
-    }
-
-    static Path testdata() {
-        for (Path p = Path.of("").toAbsolutePath(); p != null; p = p.getParent()) {
-            if (Files.isDirectory(p.resolve("testdata/spam"))) {
-                return p.resolve("testdata");
-            }
-        }
-        throw new IllegalStateException("testdata/ not found");
     }
 }
