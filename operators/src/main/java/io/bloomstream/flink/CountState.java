@@ -88,7 +88,7 @@ final class CountState {
         long[] currentWords = null;
         for (int i = stages.size() - 1; i >= 0; i--) {
             FilterSpec spec = stages.get(i).spec(hasher);
-            long[] words = pages.get(CountState.pageKey(slot, i, spec.page(h1)));
+            long[] words = pages.get(KeyedFilterState.pageKey(slot, i, spec.page(h1)));
             if (words != null && Pages.mightContain(spec, words, h1, h2, scratch)) {
                 return false; // seen before, so the window was already open
             }
@@ -109,7 +109,7 @@ final class CountState {
             currentWords = new long[Pages.words(spec)];
         }
         Pages.add(spec, currentWords, h1, h2, scratch);
-        pages.put(pageKey(slot, stages.size() - 1, spec.page(h1)), currentWords);
+        pages.put(KeyedFilterState.pageKey(slot, stages.size() - 1, spec.page(h1)), currentWords);
         current.itemsAdded++;
         metaState.update(meta);
         return opened;
@@ -154,8 +154,8 @@ final class CountState {
         long[] setBits = new long[stages.size()];
         for (Map.Entry<Long, long[]> e : pages.entries()) {
             long k = e.getKey();
-            if ((int) (k >>> 40) == slot) {
-                setBits[(int) ((k >>> 32) & 0xFF)] += Pages.bitCount(e.getValue());
+            if (KeyedFilterState.slotOf(k) == slot) {
+                setBits[KeyedFilterState.stageOf(k)] += Pages.bitCount(e.getValue());
             }
         }
         List<Estimate> parts = new ArrayList<>(stages.size());
@@ -181,7 +181,7 @@ final class CountState {
         }
         Iterator<Long> keys = pages.keys().iterator();
         while (keys.hasNext()) {
-            if ((int) (keys.next() >>> 40) == slot) {
+            if (KeyedFilterState.slotOf(keys.next()) == slot) {
                 keys.remove();
             }
         }
@@ -196,9 +196,5 @@ final class CountState {
         metaState.clear();
         pages.clear();
         return true;
-    }
-
-    static long pageKey(int slot, int stage, long page) {
-        return KeyedFilterState.pageKey(slot, stage, page);
     }
 }

@@ -96,6 +96,10 @@ final class KeyedFilterState {
         return (int) (pageKey >>> 40);
     }
 
+    static int stageOf(long pageKey) {
+        return (int) ((pageKey >>> 32) & 0xFF);
+    }
+
     /** The time bucket of a timestamp (0 without retention). */
     long bucketOf(long time) {
         return config.hasRetention() ? Math.floorDiv(time, config.generationMillis()) : 0;
