@@ -1,7 +1,5 @@
 package io.bloomstream.jobs;
 
-import io.bloomstream.jobs.io.LineParser;
-import java.util.List;
 import java.util.function.Supplier;
 import picocli.CommandLine;
 
@@ -9,29 +7,6 @@ import picocli.CommandLine;
 final class Commands {
 
     private Commands() {}
-
-    /** A parser for the input format; JSON needs the value field, text takes no fields. */
-    static LineParser parser(
-            CommandLine.Model.CommandSpec spec,
-            LineParser.Format format,
-            String valueField,
-            String valueFlag,
-            String keyField) {
-        if (format == LineParser.Format.JSON) {
-            if (valueField == null) {
-                throw new CommandLine.ParameterException(
-                        spec.commandLine(), "--format json needs " + valueFlag);
-            }
-            return new LineParser(format, keyField, List.of(valueField));
-        }
-        if (valueField != null || keyField != null) {
-            throw new CommandLine.ParameterException(
-                    spec.commandLine(),
-                    valueFlag
-                            + " and --key-field need --format json (text input: one value a line)");
-        }
-        return new LineParser(format, null, List.of());
-    }
 
     /** Prints what a finished file job read, wrote and rejected, on stderr. */
     static void summary(

@@ -43,14 +43,7 @@ final class CountCommand implements Callable<Integer> {
 
     @Mixin IoOptions io;
 
-    @Option(names = "--format", paramLabel = "FORMAT", description = "text (default) or json.")
-    LineParser.Format format = LineParser.Format.TEXT;
-
-    @Option(names = "--id-field", paramLabel = "F", description = "JSON: the item field.")
-    String idField;
-
-    @Option(names = "--key-field", paramLabel = "F", description = "JSON: the key field.")
-    String keyField;
+    @Mixin RecordFormat records;
 
     @Option(
             names = "--expected-items",
@@ -77,8 +70,8 @@ final class CountCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         io.validate("count");
-        LineParser parser = Commands.parser(spec, format, idField, "--id-field", keyField);
-        if (window != null && keyField == null) {
+        LineParser parser = records.parser();
+        if (window != null && !records.keyed()) {
             throw new CommandLine.ParameterException(
                     spec.commandLine(), "--window needs --key-field (global counts have none)");
         }
@@ -107,7 +100,7 @@ final class CountCommand implements Callable<Integer> {
                         .uid("parse");
         IdSelector<Parsed> item = IdSelector.ofString(p -> p.values[0]);
         DataStream<CountEstimate> estimates =
-                keyField == null
+                !records.keyed()
                         ? BloomCount.global(parsed, item, config)
                         : BloomCount.perKey(parsed.keyBy(p -> p.key, Types.STRING), item, config);
         estimates

@@ -45,14 +45,7 @@ final class DedupCommand implements Callable<Integer> {
     @Option(names = "--fpp", paramLabel = "P", description = "False-positive rate. Default 0.01.")
     double fpp = 0.01;
 
-    @Option(names = "--format", paramLabel = "FORMAT", description = "text (default) or json.")
-    LineParser.Format format = LineParser.Format.TEXT;
-
-    @Option(names = "--id-field", paramLabel = "F", description = "JSON: the id field.")
-    String idField;
-
-    @Option(names = "--key-field", paramLabel = "F", description = "JSON: the key field.")
-    String keyField;
+    @Mixin RecordFormat records;
 
     @Option(
             names = "--retention",
@@ -78,7 +71,7 @@ final class DedupCommand implements Callable<Integer> {
 
     /** Builds the job into {@code env} (flags already validated). */
     void build(StreamExecutionEnvironment env) {
-        LineParser parser = Commands.parser(spec, format, idField, "--id-field", keyField);
+        LineParser parser = records.parser();
         DedupConfig config =
                 Commands.config(
                         spec,
@@ -96,7 +89,7 @@ final class DedupCommand implements Callable<Integer> {
                         .returns(PARSED)
                         .name("parse")
                         .uid("parse");
-        pipeline(tap.apply(parsed), keyField != null, config)
+        pipeline(tap.apply(parsed), records.keyed(), config)
                 .map(new Tally<>("records-out"))
                 .name("tally")
                 .uid("tally")

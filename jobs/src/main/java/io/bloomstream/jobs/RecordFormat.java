@@ -1,0 +1,47 @@
+package io.bloomstream.jobs;
+
+import io.bloomstream.jobs.io.LineParser;
+import java.util.List;
+import picocli.CommandLine;
+import picocli.CommandLine.Option;
+
+/** The input format options of {@code dedup} and {@code count}: text, or JSON with id and key. */
+final class RecordFormat {
+
+    @CommandLine.Spec(CommandLine.Spec.Target.MIXEE)
+    CommandLine.Model.CommandSpec spec;
+
+    @Option(names = "--format", paramLabel = "FORMAT", description = "text (default) or json.")
+    LineParser.Format format = LineParser.Format.TEXT;
+
+    @Option(
+            names = "--id-field",
+            paramLabel = "F",
+            description = "JSON: the id field (for count: the item counted).")
+    String idField;
+
+    @Option(names = "--key-field", paramLabel = "F", description = "JSON: the key field.")
+    String keyField;
+
+    /** Whether records have a key (one filter per key). */
+    boolean keyed() {
+        return keyField != null;
+    }
+
+    /** The parser; JSON needs --id-field, text takes no field flags. */
+    LineParser parser() {
+        if (format == LineParser.Format.JSON) {
+            if (idField == null) {
+                throw new CommandLine.ParameterException(
+                        spec.commandLine(), "--format json needs --id-field");
+            }
+            return new LineParser(format, keyField, List.of(idField));
+        }
+        if (idField != null || keyField != null) {
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(),
+                    "--id-field and --key-field need --format json (text input: one value a line)");
+        }
+        return new LineParser(format, null, List.of());
+    }
+}
