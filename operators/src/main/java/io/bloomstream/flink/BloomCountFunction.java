@@ -48,6 +48,8 @@ public class BloomCountFunction<K, T> extends KeyedProcessFunction<K, T, CountEs
     public static final String REJECTED = "bloomCountRejected";
 
     private static final long END = Long.MAX_VALUE;
+    private static final org.slf4j.Logger LOG =
+            org.slf4j.LoggerFactory.getLogger(BloomCountFunction.class);
 
     private final IdSelector<T> idSelector;
     private final CountConfig config;
@@ -59,6 +61,7 @@ public class BloomCountFunction<K, T> extends KeyedProcessFunction<K, T, CountEs
     private transient ValueState<Long> emitted; // items at the last emission (running counts)
     private transient ValueState<Long> next; // the pending emission timer (running counts)
     private transient Counter rejectedCount;
+    private transient RejectLog rejectLog;
     private transient boolean eventTime;
     private transient long windowMillis;
 
@@ -98,6 +101,7 @@ public class BloomCountFunction<K, T> extends KeyedProcessFunction<K, T, CountEs
                 getRuntimeContext()
                         .getState(new ValueStateDescriptor<>(NEXT_STATE, LongSerializer.INSTANCE));
         rejectedCount = getRuntimeContext().getMetricGroup().counter(REJECTED);
+        rejectLog = new RejectLog(LOG, REJECTED);
     }
 
     @Override
@@ -109,7 +113,7 @@ public class BloomCountFunction<K, T> extends KeyedProcessFunction<K, T, CountEs
                         ? ctx.timestamp()
                         : Long.valueOf(ctx.timerService().currentProcessingTime());
         if (hash == null || time == null) {
-            reject(event, ctx);
+            reject(event, ctx, hash == null ? "no id (null or empty)" : "no timestamp");
             return;
         }
         TimerService timers = ctx.timerService();
@@ -127,13 +131,13 @@ public class BloomCountFunction<K, T> extends KeyedProcessFunction<K, T, CountEs
         long window = Math.floorDiv(time, windowMillis);
         long end = (window + 1) * windowMillis - 1;
         if (eventTime && end <= timers.currentWatermark()) {
-            reject(event, ctx); // its window has closed
+            reject(event, ctx, "its window has closed");
             return;
         }
         long occupant = state.occupant(window);
         if (occupant != FilterMeta.EMPTY) {
             if (occupant > window) {
-                reject(event, ctx); // older than every window the key keeps open
+                reject(event, ctx, "older than every window the key keeps open");
                 return;
             }
             emitWindow(ctx.getCurrentKey(), occupant, timers, out); // too many open: close oldest
@@ -224,8 +228,9 @@ public class BloomCountFunction<K, T> extends KeyedProcessFunction<K, T, CountEs
         }
     }
 
-    private void reject(T event, Context ctx) {
+    private void reject(T event, Context ctx, String reason) {
         rejectedCount.inc();
         ctx.output(rejected, event);
+        rejectLog.rejected(rejectedCount.getCount(), reason, event);
     }
 }

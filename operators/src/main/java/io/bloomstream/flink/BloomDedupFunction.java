@@ -44,7 +44,7 @@ public class BloomDedupFunction<K, T> extends KeyedProcessFunction<K, T, T> {
     private transient io.bloomstream.filter.Hasher hasher;
     private transient KeyedFilterState filter;
     private transient DedupMetrics metrics;
-    private transient long rejectedLogged;
+    private transient RejectLog rejectLog;
 
     BloomDedupFunction(
             IdSelector<T> idSelector,
@@ -62,6 +62,7 @@ public class BloomDedupFunction<K, T> extends KeyedProcessFunction<K, T, T> {
     @Override
     public void open(OpenContext openContext) throws Exception {
         metrics = new DedupMetrics(getRuntimeContext().getMetricGroup());
+        rejectLog = new RejectLog(LOG, DedupMetrics.REJECTED);
         hasher = config.hasher(); // creating an XXH3 instance derives its secret: do it once
         filter =
                 new KeyedFilterState(
@@ -128,19 +129,6 @@ public class BloomDedupFunction<K, T> extends KeyedProcessFunction<K, T, T> {
     private void reject(T event, Context ctx, String reason) {
         metrics.rejected.inc();
         ctx.output(rejected, event);
-        // Log the first few, then every 10,000th, so a flood of bad events cannot flood the log.
-        if (rejectedLogged < 10 || metrics.rejected.getCount() % 10_000 == 0) {
-            rejectedLogged++;
-            LOG.warn(
-                    "Rejected event ({}); {} rejected so far, see metric {}: {}",
-                    reason,
-                    metrics.rejected.getCount(),
-                    DedupMetrics.REJECTED,
-                    abbreviate(String.valueOf(event)));
-        }
-    }
-
-    private static String abbreviate(String s) {
-        return s.length() <= 200 ? s : s.substring(0, 200) + "...";
+        rejectLog.rejected(metrics.rejected.getCount(), reason, event);
     }
 }

@@ -67,7 +67,7 @@ public class ScreenFunction<T> extends BroadcastProcessFunction<T, ScreenCommand
     private transient int overlaySize;
     private transient ScreenFilterLoader.Loaded loaded;
     private transient ScreenMetrics metrics;
-    private transient long rejectedLogged;
+    private transient RejectLog rejectLog;
 
     ScreenFunction(
             ScreenConfig<T> config, OutputTag<ScreenMatch<T>> flagged, OutputTag<T> rejected) {
@@ -117,6 +117,7 @@ public class ScreenFunction<T> extends BroadcastProcessFunction<T, ScreenCommand
     @SuppressWarnings("unchecked")
     public void open(OpenContext openContext) throws Exception {
         metrics = new ScreenMetrics(getRuntimeContext().getMetricGroup());
+        rejectLog = new RejectLog(LOG, ScreenMetrics.REJECTED);
         normalization = config.normalization();
         hasher = config.hasher();
         List<String> names = config.fieldNames();
@@ -263,14 +264,7 @@ public class ScreenFunction<T> extends BroadcastProcessFunction<T, ScreenCommand
     private void reject(T event, ReadOnlyContext ctx, String field) {
         metrics.rejected.inc();
         ctx.output(rejected, event);
-        if (rejectedLogged < 10 || metrics.rejected.getCount() % 10_000 == 0) {
-            rejectedLogged++;
-            LOG.warn(
-                    "Rejected event (field {} missing or unusable); {} rejected so far, see metric"
-                            + " {}",
-                    field,
-                    metrics.rejected.getCount(),
-                    ScreenMetrics.REJECTED);
-        }
+        rejectLog.rejected(
+                metrics.rejected.getCount(), "field " + field + " missing or unusable", event);
     }
 }
