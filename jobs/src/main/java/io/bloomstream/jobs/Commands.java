@@ -20,7 +20,7 @@ final class Commands {
                 java.util.Locale.ROOT,
                 "read %d records; wrote %d %s to %s; rejected %d",
                 io.bloomstream.jobs.io.Tally.total(result, io.bloomstream.jobs.io.Tally.IN),
-                io.bloomstream.jobs.io.Tally.total(result, "records-out"),
+                io.bloomstream.jobs.io.Tally.total(result, io.bloomstream.jobs.io.Tally.OUT),
                 output,
                 where,
                 io.bloomstream.jobs.io.Tally.total(result, io.bloomstream.jobs.io.Tally.REJECTED));

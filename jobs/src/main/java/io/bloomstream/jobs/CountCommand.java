@@ -11,7 +11,6 @@ import io.bloomstream.jobs.io.IoOptions;
 import io.bloomstream.jobs.io.LineParser;
 import io.bloomstream.jobs.io.Parsed;
 import io.bloomstream.jobs.io.Rejects;
-import io.bloomstream.jobs.io.Tally;
 import java.io.IOException;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
@@ -100,24 +99,12 @@ final class CountCommand implements Callable<Integer> {
                         .uid("parse");
         IdSelector<Parsed> item = IdSelector.ofString(p -> p.values[0]);
         DataStream<CountEstimate> estimates =
-                !records.keyed()
-                        ? BloomCount.global(parsed, item, config)
-                        : BloomCount.perKey(parsed.keyBy(p -> p.key, Types.STRING), item, config);
-        estimates
-                .map(CountCommand::json)
-                .returns(Types.STRING)
-                .name("json")
-                .uid("json")
-                .map(new Tally<>("records-out"))
-                .name("tally")
-                .uid("tally")
-                .sinkTo(io.sink())
-                .name("output")
-                .uid("output");
-        parsed.getSideOutput(Rejects.TAG)
-                .sinkTo(io.rejectedSink())
-                .name("rejected")
-                .uid("rejected");
+                records.keyed()
+                        ? BloomCount.perKey(parsed.keyBy(p -> p.key, Types.STRING), item, config)
+                        : BloomCount.global(parsed, item, config);
+        io.writeOutput(
+                estimates.map(CountCommand::json).returns(Types.STRING).name("json").uid("json"));
+        io.writeRejected(parsed.getSideOutput(Rejects.TAG));
         var result = env.execute("bloomstream count");
         if (!io.kafka()) {
             Commands.summary(spec, result, "estimates", io.output);

@@ -7,7 +7,6 @@ import io.bloomstream.jobs.io.IoOptions;
 import io.bloomstream.jobs.io.LineParser;
 import io.bloomstream.jobs.io.Parsed;
 import io.bloomstream.jobs.io.Rejects;
-import io.bloomstream.jobs.io.Tally;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
@@ -89,17 +88,8 @@ final class DedupCommand implements Callable<Integer> {
                         .returns(PARSED)
                         .name("parse")
                         .uid("parse");
-        pipeline(tap.apply(parsed), records.keyed(), config)
-                .map(new Tally<>("records-out"))
-                .name("tally")
-                .uid("tally")
-                .sinkTo(io.sink())
-                .name("output")
-                .uid("output");
-        parsed.getSideOutput(Rejects.TAG)
-                .sinkTo(io.rejectedSink())
-                .name("rejected")
-                .uid("rejected");
+        io.writeOutput(pipeline(tap.apply(parsed), records.keyed(), config));
+        io.writeRejected(parsed.getSideOutput(Rejects.TAG));
     }
 
     static final TypeInformation<Parsed> PARSED = Types.POJO(Parsed.class);

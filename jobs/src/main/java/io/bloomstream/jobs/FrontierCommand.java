@@ -7,7 +7,6 @@ import io.bloomstream.jobs.io.IoOptions;
 import io.bloomstream.jobs.io.LineParser;
 import io.bloomstream.jobs.io.Parsed;
 import io.bloomstream.jobs.io.Rejects;
-import io.bloomstream.jobs.io.Tally;
 import java.util.concurrent.Callable;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.streaming.api.datastream.DataStream;
@@ -69,13 +68,8 @@ final class FrontierCommand implements Callable<Integer> {
                         .returns(Types.STRING)
                         .name("url")
                         .uid("url");
-        fresh.map(new Tally<>("records-out"))
-                .name("tally")
-                .uid("tally")
-                .sinkTo(io.sink())
-                .name("output")
-                .uid("output");
-        urls.getSideOutput(Rejects.TAG).sinkTo(io.rejectedSink()).name("rejected").uid("rejected");
+        io.writeOutput(fresh);
+        io.writeRejected(urls.getSideOutput(Rejects.TAG));
         var result = env.execute("bloomstream frontier");
         if (!io.kafka()) {
             Commands.summary(spec, result, "new URLs", io.output);

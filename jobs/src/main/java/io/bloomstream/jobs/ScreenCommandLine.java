@@ -174,16 +174,7 @@ final class ScreenCommandLine implements Callable<Integer> {
         SingleOutputStreamOperator<ScreenCommand> commands = commands(env);
         SingleOutputStreamOperator<Parsed> clean =
                 BloomScreen.screen(tap.apply(parsed), commands, config.build());
-        clean.map(p -> p.raw)
-                .returns(Types.STRING)
-                .name("raw")
-                .uid("raw")
-                .map(new Tally<>("records-out"))
-                .name("tally")
-                .uid("tally")
-                .sinkTo(io.sink())
-                .name("output")
-                .uid("output");
+        io.writeOutput(clean.map(p -> p.raw).returns(Types.STRING).name("raw").uid("raw"));
         clean.getSideOutput(BloomScreen.flaggedTag(DedupCommand.PARSED))
                 .map(ScreenCommandLine::flaggedJson)
                 .returns(Types.STRING)
@@ -207,7 +198,7 @@ final class ScreenCommandLine implements Callable<Integer> {
                                         .name("tally-missing")
                                         .uid("tally-missing"),
                                 commands.getSideOutput(Rejects.TAG));
-        rejected.sinkTo(io.rejectedSink()).name("rejected").uid("rejected");
+        io.writeRejected(rejected);
     }
 
     private SingleOutputStreamOperator<ScreenCommand> commands(StreamExecutionEnvironment env) {

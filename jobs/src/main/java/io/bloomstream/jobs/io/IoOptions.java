@@ -187,6 +187,21 @@ public final class IoOptions {
         return env.fromSource(files, WatermarkStrategy.noWatermarks(), name).uid(name);
     }
 
+    /** Counts the main output (accumulator {@link Tally#OUT}) and writes it. */
+    public void writeOutput(DataStream<String> records) {
+        records.map(new Tally<>(Tally.OUT))
+                .name("tally")
+                .uid("tally")
+                .sinkTo(sink())
+                .name("output")
+                .uid("output");
+    }
+
+    /** Writes rejected records to the rejected output (dead-letter topic). */
+    public void writeRejected(DataStream<String> records) {
+        records.sinkTo(rejectedSink()).name("rejected").uid("rejected");
+    }
+
     /** The main output. */
     public Sink<String> sink() {
         return kafka() ? kafkaSink(outputTopic, "out") : fileSink(output);

@@ -13,6 +13,9 @@ public final class Tally<T> extends RichMapFunction<T, T> {
     /** Accumulator of records read. */
     public static final String IN = "records-in";
 
+    /** Accumulator of records written to the main output. */
+    public static final String OUT = "records-out";
+
     /** Accumulator of records rejected. */
     public static final String REJECTED = "records-rejected";
 
