@@ -135,6 +135,9 @@ final class UrlNormalizer implements Serializable {
 
     /** RFC 3986 section 5.2.4. */
     static String removeDotSegments(String path) {
+        if (!path.startsWith(".") && !path.contains("/.")) {
+            return path; // no dot segment: the common case, nothing to do
+        }
         StringBuilder in = new StringBuilder(path);
         StringBuilder out = new StringBuilder();
         while (in.length() > 0) {
