@@ -94,7 +94,7 @@ final class CountCommand implements Callable<Integer> {
         SingleOutputStreamOperator<Parsed> parsed =
                 io.source(env, "input")
                         .process(new Rejects(parser, true))
-                        .returns(DedupCommand.PARSED)
+                        .returns(Parsed.TYPE)
                         .name("parse")
                         .uid("parse");
         IdSelector<Parsed> item = IdSelector.ofString(p -> p.values[0]);

@@ -9,7 +9,6 @@ import io.bloomstream.jobs.io.Parsed;
 import io.bloomstream.jobs.io.Rejects;
 import java.time.Duration;
 import java.util.concurrent.Callable;
-import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
@@ -85,14 +84,12 @@ final class DedupCommand implements Callable<Integer> {
         SingleOutputStreamOperator<Parsed> parsed =
                 io.source(env, "input")
                         .process(new Rejects(parser, true))
-                        .returns(PARSED)
+                        .returns(Parsed.TYPE)
                         .name("parse")
                         .uid("parse");
         io.writeOutput(pipeline(tap.apply(parsed), records.keyed(), config));
         io.writeRejected(parsed.getSideOutput(Rejects.TAG));
     }
-
-    static final TypeInformation<Parsed> PARSED = Types.POJO(Parsed.class);
 
     /** First occurrences of {@code values[0]}, per key or over the whole stream; raw lines out. */
     static DataStream<String> pipeline(

@@ -56,7 +56,7 @@ final class FrontierCommand implements Callable<Integer> {
         SingleOutputStreamOperator<Parsed> urls =
                 io.source(env, "input")
                         .process(new Rejects(FrontierCommand::normalize))
-                        .returns(DedupCommand.PARSED)
+                        .returns(Parsed.TYPE)
                         .name("normalize")
                         .uid("normalize");
         DataStream<String> fresh =

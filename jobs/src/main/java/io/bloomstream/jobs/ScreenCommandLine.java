@@ -168,14 +168,14 @@ final class ScreenCommandLine implements Callable<Integer> {
         SingleOutputStreamOperator<Parsed> parsed =
                 io.source(env, "input")
                         .process(new Rejects(new LineParser(format, null, fields), false))
-                        .returns(DedupCommand.PARSED)
+                        .returns(Parsed.TYPE)
                         .name("parse")
                         .uid("parse");
         SingleOutputStreamOperator<ScreenCommand> commands = commands(env);
         SingleOutputStreamOperator<Parsed> clean =
                 BloomScreen.screen(tap.apply(parsed), commands, config.build());
         io.writeOutput(clean.map(p -> p.raw).returns(Types.STRING).name("raw").uid("raw"));
-        clean.getSideOutput(BloomScreen.flaggedTag(DedupCommand.PARSED))
+        clean.getSideOutput(BloomScreen.flaggedTag(Parsed.TYPE))
                 .map(ScreenCommandLine::flaggedJson)
                 .returns(Types.STRING)
                 .name("flagged-json")
@@ -189,7 +189,7 @@ final class ScreenCommandLine implements Callable<Integer> {
         DataStream<String> rejected =
                 parsed.getSideOutput(Rejects.TAG)
                         .union(
-                                clean.getSideOutput(BloomScreen.rejectedTag(DedupCommand.PARSED))
+                                clean.getSideOutput(BloomScreen.rejectedTag(Parsed.TYPE))
                                         .map(p -> Rejects.json("screened field missing", p.raw))
                                         .returns(Types.STRING)
                                         .name("missing-field")

@@ -101,7 +101,7 @@ class KafkaDedupITCase {
             // records, recover from the checkpoint, and stop again when all is consumed.
             KafkaJobs.FailOnce.reset(true);
             DedupCommand run2 = KafkaJobs.command(args);
-            run2.tap = s -> s.map(new KafkaJobs.FailOnce<Parsed>(500)).returns(DedupCommand.PARSED);
+            run2.tap = s -> s.map(new KafkaJobs.FailOnce<Parsed>(500)).returns(Parsed.TYPE);
             StreamExecutionEnvironment env2 = KafkaJobs.environment(savepoint);
             run2.build(env2);
             JobClient job2 = env2.executeAsync("dedup-2");

@@ -127,7 +127,7 @@ class KafkaScreenITCase {
             // Run 2: restore, screen batch 2 with one injected failure after a checkpoint.
             KafkaJobs.FailOnce.reset(true);
             ScreenCommandLine run2 = KafkaJobs.command(args);
-            run2.tap = s -> s.map(new KafkaJobs.FailOnce<Parsed>(300)).returns(DedupCommand.PARSED);
+            run2.tap = s -> s.map(new KafkaJobs.FailOnce<Parsed>(300)).returns(Parsed.TYPE);
             StreamExecutionEnvironment env2 = KafkaJobs.environment(savepoint);
             run2.build(env2);
             JobClient job2 = env2.executeAsync("screen-2");

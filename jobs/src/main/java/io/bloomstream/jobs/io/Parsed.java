@@ -5,6 +5,10 @@ package io.bloomstream.jobs.io;
  * fields a command asked for, in order. A POJO (no Kryo).
  */
 public class Parsed {
+    /** The type information of records (Flink's POJO serializer). */
+    public static final org.apache.flink.api.common.typeinfo.TypeInformation<Parsed> TYPE =
+            org.apache.flink.api.common.typeinfo.Types.POJO(Parsed.class);
+
     /** The line as read. */
     public String raw;
 
