@@ -37,6 +37,7 @@ public final class BloomDedup {
 
     private static final String DUPLICATES_ID = "bloom-dedup-duplicates";
     private static final String REJECTED_ID = "bloom-dedup-rejected";
+    private static final String LATE_ID = "bloom-dedup-late";
 
     private BloomDedup() {}
 
@@ -51,13 +52,21 @@ public final class BloomDedup {
     }
 
     /**
+     * The side output of event-time events that arrived too late to be judged: timestamp + {@link
+     * DedupConfig#allowedLateness()} at or before the watermark.
+     */
+    public static <T> OutputTag<T> lateTag(TypeInformation<T> type) {
+        return new OutputTag<>(LATE_ID, type);
+    }
+
+    /**
      * One filter per key of {@code stream}, sized for {@link DedupConfig#expectedItems()} ids per
      * key.
      */
     public static <T, K> SingleOutputStreamOperator<T> perKey(
             KeyedStream<T, K> stream, IdSelector<T> id, DedupConfig config) {
         Objects.requireNonNull(stream, "stream");
-        return stream.process(function(stream.getType(), id, config, config.expectedItems()))
+        return stream.process(function(stream.getType(), id, config, config.expectedItems(), 0))
                 .returns(stream.getType())
                 .name(DEFAULT_UID)
                 .uid(DEFAULT_UID);
@@ -75,16 +84,26 @@ public final class BloomDedup {
         long perShard =
                 Math.max(1, (config.expectedItems() + config.shards() - 1) / config.shards());
         KeyedStream<T, Integer> keyed = stream.keyBy(new ShardSelector<>(id, config), Types.INT);
-        return keyed.process(function(stream.getType(), id, config, perShard))
+        return keyed.process(function(stream.getType(), id, config, perShard, config.shards()))
                 .returns(stream.getType())
                 .name(DEFAULT_UID)
                 .uid(DEFAULT_UID);
     }
 
     private static <K, T> BloomDedupFunction<K, T> function(
-            TypeInformation<T> type, IdSelector<T> id, DedupConfig config, long itemsPerKey) {
+            TypeInformation<T> type,
+            IdSelector<T> id,
+            DedupConfig config,
+            long itemsPerKey,
+            int shards) {
         return new BloomDedupFunction<>(
-                id, config, itemsPerKey, duplicatesTag(type), rejectedTag(type));
+                id,
+                config,
+                itemsPerKey,
+                shards,
+                duplicatesTag(type),
+                rejectedTag(type),
+                lateTag(type));
     }
 
     /**

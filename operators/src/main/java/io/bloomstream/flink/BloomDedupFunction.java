@@ -38,8 +38,10 @@ public class BloomDedupFunction<K, T> extends KeyedProcessFunction<K, T, T> {
     private final IdSelector<T> idSelector;
     private final DedupConfig config;
     private final long itemsPerKey;
+    private final int shards;
     private final OutputTag<T> duplicates;
     private final OutputTag<T> rejected;
+    private final OutputTag<T> late;
 
     private transient io.bloomstream.filter.Hasher hasher;
     private transient KeyedFilterState filter;
@@ -50,13 +52,17 @@ public class BloomDedupFunction<K, T> extends KeyedProcessFunction<K, T, T> {
             IdSelector<T> idSelector,
             DedupConfig config,
             long itemsPerKey,
+            int shards,
             OutputTag<T> duplicates,
-            OutputTag<T> rejected) {
+            OutputTag<T> rejected,
+            OutputTag<T> late) {
         this.idSelector = Objects.requireNonNull(idSelector, "idSelector");
         this.config = Objects.requireNonNull(config, "config");
         this.itemsPerKey = itemsPerKey;
+        this.shards = shards;
         this.duplicates = duplicates;
         this.rejected = rejected;
+        this.late = late;
     }
 
     @Override

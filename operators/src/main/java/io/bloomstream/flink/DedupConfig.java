@@ -70,6 +70,7 @@ public final class DedupConfig implements Serializable {
     private final Duration retention;
     private final TimeDomain timeDomain;
     private final int generations;
+    private final Duration allowedLateness;
     private final int shards;
     private final boolean emitDuplicates;
 
@@ -84,6 +85,7 @@ public final class DedupConfig implements Serializable {
         this.retention = b.retention;
         this.timeDomain = b.timeDomain;
         this.generations = b.generations;
+        this.allowedLateness = b.allowedLateness;
         this.shards = b.shards;
         this.emitDuplicates = b.emitDuplicates;
     }
@@ -163,6 +165,16 @@ public final class DedupConfig implements Serializable {
         return Math.max(1, (millis + generations - 2) / (generations - 1));
     }
 
+    /**
+     * How far behind the watermark an event-time event may be and still be deduplicated: an event
+     * with timestamp t is late when t + allowedLateness &lt;= the current watermark, and then goes
+     * to the late side output ({@link BloomDedup#lateTag}) instead of being judged. Zero by default
+     * (Flink's convention for windows); state is kept that much longer.
+     */
+    public Duration allowedLateness() {
+        return allowedLateness;
+    }
+
     /** Virtual keys of global mode. */
     public int shards() {
         return shards;
@@ -229,7 +241,14 @@ public final class DedupConfig implements Serializable {
                 + ", retention="
                 + (retention == null
                         ? "forever"
-                        : retention + " " + timeDomain + " x" + generations)
+                        : retention
+                                + " "
+                                + timeDomain
+                                + " x"
+                                + generations
+                                + (allowedLateness.isZero()
+                                        ? ""
+                                        : ", allowedLateness=" + allowedLateness))
                 + ", shards="
                 + shards
                 + ", emitDuplicates="
@@ -250,6 +269,7 @@ public final class DedupConfig implements Serializable {
         private Duration retention;
         private TimeDomain timeDomain = TimeDomain.EVENT_TIME;
         private int generations = DEFAULT_GENERATIONS;
+        private Duration allowedLateness = Duration.ZERO;
         private int shards = DEFAULT_SHARDS;
         private boolean emitDuplicates;
 
@@ -344,6 +364,20 @@ public final class DedupConfig implements Serializable {
                         "generations must be in [2, 64], was " + generations);
             }
             this.generations = generations;
+            return this;
+        }
+
+        /**
+         * How late (behind the watermark) an event-time event may arrive and still be judged; later
+         * ones go to the late side output. Zero or more, in whole milliseconds (default 0).
+         */
+        public Builder allowedLateness(Duration allowedLateness) {
+            Objects.requireNonNull(allowedLateness, "allowedLateness");
+            if (allowedLateness.isNegative()) {
+                throw new IllegalArgumentException(
+                        "allowedLateness must be >= 0, was " + allowedLateness);
+            }
+            this.allowedLateness = allowedLateness;
             return this;
         }
 

@@ -24,6 +24,12 @@ public final class DedupMetrics {
     /** Counter: events without a usable id or timestamp, sent to the rejected side output. */
     public static final String REJECTED = "bloomRejected";
 
+    /**
+     * Counter: event-time events that arrived later than the allowed lateness behind the watermark,
+     * sent to the late side output without being judged.
+     */
+    public static final String LATE = "bloomLate";
+
     /** Gauge: the expected fill ratio of the fullest stage touched since the last read. */
     public static final String WORST_FILL_RATIO = "bloomWorstFillRatio";
 
@@ -46,6 +52,7 @@ public final class DedupMetrics {
     final Counter passed;
     final Counter duplicates;
     final Counter rejected;
+    final Counter late;
     final Counter overCapacity;
     // The fullest stage since the last read, by load n/m; fill and rate are computed on read,
     // so the per-event cost is a comparison.
@@ -59,6 +66,7 @@ public final class DedupMetrics {
         passed = group.counter(PASSED);
         duplicates = group.counter(DUPLICATES);
         rejected = group.counter(REJECTED);
+        late = group.counter(LATE);
         overCapacity = group.counter(OVER_CAPACITY);
         group.gauge(WORST_FILL_RATIO, (Gauge<Double>) this::worstFill);
         group.gauge(ESTIMATED_FPP, (Gauge<Double>) this::takeWorstFpp);

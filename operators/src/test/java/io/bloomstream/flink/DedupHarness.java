@@ -24,6 +24,7 @@ final class DedupHarness {
     static final TypeInformation<String> TYPE = Types.STRING;
     static final OutputTag<String> DUPLICATES = BloomDedup.duplicatesTag(TYPE);
     static final OutputTag<String> REJECTED = BloomDedup.rejectedTag(TYPE);
+    static final OutputTag<String> LATE = BloomDedup.lateTag(TYPE);
 
     enum Backend {
         HEAP,
@@ -69,7 +70,13 @@ final class DedupHarness {
             DedupConfig config, Backend backend, int parallelism, int subtask) throws Exception {
         BloomDedupFunction<String, String> fn =
                 new BloomDedupFunction<>(
-                        idSelector(), config, config.expectedItems(), DUPLICATES, REJECTED);
+                        idSelector(),
+                        config,
+                        config.expectedItems(),
+                        0,
+                        DUPLICATES,
+                        REJECTED,
+                        LATE);
         KeyedOneInputStreamOperatorTestHarness<String, String, String> h =
                 new KeyedOneInputStreamOperatorTestHarness<>(
                         new KeyedProcessOperator<>(fn),
