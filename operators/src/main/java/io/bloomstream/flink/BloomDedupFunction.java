@@ -6,9 +6,15 @@ import io.bloomstream.flink.typeutils.PageSerializer;
 import java.util.Objects;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeutils.base.LongSerializer;
+import org.apache.flink.api.common.typeutils.base.StringSerializer;
+import org.apache.flink.runtime.state.FunctionInitializationContext;
+import org.apache.flink.runtime.state.FunctionSnapshotContext;
+import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.util.Collector;
 import org.apache.flink.util.OutputTag;
@@ -24,7 +30,8 @@ import org.slf4j.LoggerFactory;
  * @param <T> the event type
  */
 @Internal
-public class BloomDedupFunction<K, T> extends KeyedProcessFunction<K, T, T> {
+public class BloomDedupFunction<K, T> extends KeyedProcessFunction<K, T, T>
+        implements CheckpointedFunction {
 
     private static final long serialVersionUID = 1L;
     private static final Logger LOG = LoggerFactory.getLogger(BloomDedupFunction.class);
@@ -34,6 +41,12 @@ public class BloomDedupFunction<K, T> extends KeyedProcessFunction<K, T, T> {
 
     /** State name of the per-key pages (part of the savepoint contract). */
     public static final String PAGES_STATE = "bloom-pages";
+
+    /**
+     * Operator (union list) state that records the shape of the state: layout version, hash,
+     * shards, time domain and retention (see {@link StateShape}); checked on restore.
+     */
+    public static final String SHAPE_STATE = "bloom-shape";
 
     private final IdSelector<T> idSelector;
     private final DedupConfig config;
@@ -47,6 +60,10 @@ public class BloomDedupFunction<K, T> extends KeyedProcessFunction<K, T, T> {
     private transient KeyedFilterState filter;
     private transient DedupMetrics metrics;
     private transient RejectLog rejectLog;
+    private transient RejectLog lateLog;
+    private transient long latenessMillis;
+    private transient StateShape shape;
+    private transient ListState<String> shapeState;
 
     BloomDedupFunction(
             IdSelector<T> idSelector,
@@ -69,6 +86,8 @@ public class BloomDedupFunction<K, T> extends KeyedProcessFunction<K, T, T> {
     public void open(OpenContext openContext) throws Exception {
         metrics = new DedupMetrics(getRuntimeContext().getMetricGroup());
         rejectLog = new RejectLog(LOG, DedupMetrics.REJECTED);
+        lateLog = new RejectLog(LOG, DedupMetrics.LATE);
+        latenessMillis = config.allowedLateness().toMillis();
         hasher = config.hasher(); // creating an XXH3 instance derives its secret: do it once
         filter =
                 new KeyedFilterState(
@@ -96,14 +115,32 @@ public class BloomDedupFunction<K, T> extends KeyedProcessFunction<K, T, T> {
             return;
         }
         long time = 0;
+        boolean eventTime = config.timeDomain() == DedupConfig.TimeDomain.EVENT_TIME;
         if (config.hasRetention()) {
-            if (config.timeDomain() == DedupConfig.TimeDomain.EVENT_TIME) {
+            if (eventTime) {
                 Long ts = ctx.timestamp();
                 if (ts == null) {
                     reject(event, ctx, "no timestamp under event-time retention");
                     return;
                 }
                 time = ts;
+                long watermark = ctx.timerService().currentWatermark();
+                if (watermark != Long.MIN_VALUE
+                        && time <= TimeMath.minus(watermark, latenessMillis)) {
+                    metrics.late.inc();
+                    ctx.output(late, event);
+                    lateLog.rejected(
+                            metrics.late.getCount(),
+                            "late: timestamp "
+                                    + time
+                                    + " is not after watermark "
+                                    + watermark
+                                    + " - allowed lateness "
+                                    + latenessMillis
+                                    + " ms",
+                            event);
+                    return;
+                }
             } else {
                 time = ctx.timerService().currentProcessingTime();
             }
@@ -118,18 +155,44 @@ public class BloomDedupFunction<K, T> extends KeyedProcessFunction<K, T, T> {
             }
         }
         long expiry = filter.newExpiry(); // one cleanup timer per key and generation
-        if (config.hasRetention() && expiry != Long.MIN_VALUE) {
-            if (config.timeDomain() == DedupConfig.TimeDomain.EVENT_TIME) {
-                ctx.timerService().registerEventTimeTimer(expiry);
-            } else {
-                ctx.timerService().registerProcessingTimeTimer(expiry);
-            }
+        if (expiry != Long.MIN_VALUE) {
+            register(ctx.timerService(), expiry);
+        }
+    }
+
+    private void register(org.apache.flink.streaming.api.TimerService timers, long time) {
+        if (config.timeDomain() == DedupConfig.TimeDomain.EVENT_TIME) {
+            timers.registerEventTimeTimer(time);
+        } else {
+            timers.registerProcessingTimeTimer(time);
         }
     }
 
     @Override
     public void onTimer(long timestamp, OnTimerContext ctx, Collector<T> out) throws Exception {
-        filter.expireAt(ctx.getCurrentKey(), timestamp);
+        for (long expiry : filter.expireAt(ctx.getCurrentKey(), timestamp)) {
+            register(ctx.timerService(), expiry);
+        }
+    }
+
+    @Override
+    public void snapshotState(FunctionSnapshotContext context) throws Exception {
+        shapeState.update(java.util.List.of(shape.encode()));
+    }
+
+    @Override
+    public void initializeState(FunctionInitializationContext context) throws Exception {
+        shape = StateShape.of(config, shards);
+        shapeState =
+                context.getOperatorStateStore()
+                        .getUnionListState(
+                                new ListStateDescriptor<>(SHAPE_STATE, StringSerializer.INSTANCE));
+        if (context.isRestored()) {
+            for (String recorded : shapeState.get()) {
+                shape.checkRestore(StateShape.decode(recorded), LOG);
+                break; // every subtask wrote the same record
+            }
+        }
     }
 
     private void reject(T event, Context ctx, String reason) {

@@ -95,7 +95,10 @@ public final class DedupConfig implements Serializable {
         return new Builder();
     }
 
-    /** Expected distinct ids per key. */
+    /**
+     * Expected distinct ids per key; under retention, the distinct ids per key within one retention
+     * period (each generation is sized for its share).
+     */
     public long expectedItems() {
         return expectedItems;
     }
@@ -155,13 +158,21 @@ public final class DedupConfig implements Serializable {
         return hasRetention() ? generations : 1;
     }
 
+    /** The retention in whole milliseconds (rounded up), or 0 without retention. */
+    public long retentionMillis() {
+        if (!hasRetention()) {
+            return 0;
+        }
+        return retention.toMillis() + (retention.toNanos() % 1_000_000 == 0 ? 0 : 1);
+    }
+
     /** The length of one generation: retention / (G - 1), in milliseconds. */
     public long generationMillis() {
         if (!hasRetention()) {
             return 0;
         }
         // Rounded up, so that (G - 1) generations always cover the whole retention.
-        long millis = retention.toMillis() + (retention.toNanos() % 1_000_000 == 0 ? 0 : 1);
+        long millis = retentionMillis();
         return Math.max(1, (millis + generations - 2) / (generations - 1));
     }
 
@@ -190,12 +201,25 @@ public final class DedupConfig implements Serializable {
         return fpp / generations();
     }
 
-    /** The capacity of cascade stage i. */
-    long stageCapacity(long itemsPerKey, int stage) {
-        if (growth == Growth.FIXED) {
+    /**
+     * The ids one generation is sized for. Under retention, expectedItems counts the distinct ids
+     * per key that arrive within one retention period; a generation spans 1 / (G - 1) of it, so it
+     * is sized for that share (rounded up).
+     */
+    long generationItems(long itemsPerKey) {
+        if (!hasRetention()) {
             return itemsPerKey;
         }
-        return ScalableBloomFilter.stageCapacity(itemsPerKey, growthFactor, stage);
+        return Math.max(1, (itemsPerKey + generations - 2) / (generations - 1));
+    }
+
+    /** The capacity of cascade stage i. */
+    long stageCapacity(long itemsPerKey, int stage) {
+        long items = generationItems(itemsPerKey);
+        if (growth == Growth.FIXED) {
+            return items;
+        }
+        return ScalableBloomFilter.stageCapacity(items, growthFactor, stage);
     }
 
     /** The spec of cascade stage i of one generation. */

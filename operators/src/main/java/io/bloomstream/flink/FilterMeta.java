@@ -8,10 +8,12 @@ import java.util.List;
 import org.apache.flink.annotation.Internal;
 
 /**
- * The small per-key value beside a key's pages: the hasher, and for each retention generation slot
- * its time bucket and its cascade stages (each stage's shape and items). Stages keep the shape they
- * were created with, so a job restored with a changed config still reads old pages correctly; new
- * stages take the new config. Mutable; serialized by {@link
+ * The small per-key value beside a key's pages: the hasher, the key's retention shape (time domain,
+ * generation length and bucket phase), and for each generation slot its range of time buckets and
+ * its cascade stages (each stage's shape and items). Everything that decides how pages are read is
+ * recorded here, so a job restored with a changed config still reads old pages correctly: stages
+ * keep the shape they were created with and new stages take the new config; a key keeps its
+ * generation length until its state is freed. Mutable; serialized by {@link
  * io.bloomstream.flink.typeutils.FilterMetaSerializer}.
  */
 @Internal
@@ -19,6 +21,18 @@ public final class FilterMeta {
 
     /** Bucket value of an empty slot. */
     public static final long EMPTY = Long.MIN_VALUE;
+
+    /** {@link #domain}: no retention (one generation for ever). */
+    public static final int DOMAIN_NONE = 0;
+
+    /** {@link #domain}: event-time retention. */
+    public static final int DOMAIN_EVENT_TIME = 1;
+
+    /** {@link #domain}: processing-time retention. */
+    public static final int DOMAIN_PROCESSING_TIME = 2;
+
+    /** {@link #domain} and {@link #generationMillis} of state written before they were recorded. */
+    public static final int UNRECORDED = -1;
 
     /** One cascade stage. */
     public static final class Stage {
@@ -51,18 +65,78 @@ public final class FilterMeta {
 
     public final int strategyId;
     public final long seed;
-    public final long[] buckets;
+
+    /** Which clock the buckets count: one of the DOMAIN_ constants, or {@link #UNRECORDED}. */
+    public int domain;
+
+    /** The length of a time bucket in ms (0 without retention), or {@link #UNRECORDED}. */
+    public long generationMillis;
+
+    /** The key's bucket phase in [0, generationMillis): bucket b covers [bL + o, (b+1)L + o). */
+    public long offset;
+
+    /** Per slot: the first bucket it holds, or {@link #EMPTY}. */
+    public long[] buckets;
+
+    /** Per slot: the last bucket it holds (dedup; a slot holds a range of buckets). */
+    public long[] lastBuckets;
+
     public final List<List<Stage>> slots;
 
     public FilterMeta(int strategyId, long seed, long[] buckets, List<List<Stage>> slots) {
-        if (buckets.length != slots.size()) {
+        this(strategyId, seed, UNRECORDED, UNRECORDED, 0, buckets, buckets.clone(), slots);
+    }
+
+    public FilterMeta(
+            int strategyId,
+            long seed,
+            int domain,
+            long generationMillis,
+            long offset,
+            long[] buckets,
+            long[] lastBuckets,
+            List<List<Stage>> slots) {
+        if (buckets.length != slots.size() || lastBuckets.length != slots.size()) {
             throw new IllegalArgumentException(
-                    "buckets and slots differ: " + buckets.length + " vs " + slots.size());
+                    "buckets and slots differ: "
+                            + buckets.length
+                            + ", "
+                            + lastBuckets.length
+                            + " vs "
+                            + slots.size());
         }
         this.strategyId = strategyId;
         this.seed = seed;
+        this.domain = domain;
+        this.generationMillis = generationMillis;
+        this.offset = offset;
         this.buckets = buckets;
+        this.lastBuckets = lastBuckets;
         this.slots = slots;
+    }
+
+    /** An empty dedup meta without slots, for the given retention shape. */
+    static FilterMeta forDedup(Hasher hasher, int domain, long generationMillis, long offset) {
+        return new FilterMeta(
+                hasher.strategy().id(),
+                hasher.seed(),
+                domain,
+                generationMillis,
+                offset,
+                new long[0],
+                new long[0],
+                new ArrayList<>());
+    }
+
+    /** Adds an empty slot and returns its index. */
+    int addSlot() {
+        int n = buckets.length;
+        buckets = java.util.Arrays.copyOf(buckets, n + 1);
+        lastBuckets = java.util.Arrays.copyOf(lastBuckets, n + 1);
+        buckets[n] = EMPTY;
+        lastBuckets[n] = EMPTY;
+        slots.add(new ArrayList<>());
+        return n;
     }
 
     /** An empty meta with {@code generations} slots. */
@@ -73,7 +147,15 @@ public final class FilterMeta {
         for (int i = 0; i < generations; i++) {
             slots.add(new ArrayList<>());
         }
-        return new FilterMeta(hasher.strategy().id(), hasher.seed(), buckets, slots);
+        return new FilterMeta(
+                hasher.strategy().id(),
+                hasher.seed(),
+                DOMAIN_NONE,
+                0,
+                0,
+                buckets,
+                buckets.clone(),
+                slots);
     }
 
     /** Checks that the state was written with this hasher. */
@@ -104,7 +186,15 @@ public final class FilterMeta {
             }
             copied.add(s);
         }
-        return new FilterMeta(strategyId, seed, buckets.clone(), copied);
+        return new FilterMeta(
+                strategyId,
+                seed,
+                domain,
+                generationMillis,
+                offset,
+                buckets.clone(),
+                lastBuckets.clone(),
+                copied);
     }
 
     @Override
@@ -115,7 +205,11 @@ public final class FilterMeta {
         FilterMeta m = (FilterMeta) o;
         if (strategyId != m.strategyId
                 || seed != m.seed
-                || !java.util.Arrays.equals(buckets, m.buckets)) {
+                || domain != m.domain
+                || generationMillis != m.generationMillis
+                || offset != m.offset
+                || !java.util.Arrays.equals(buckets, m.buckets)
+                || !java.util.Arrays.equals(lastBuckets, m.lastBuckets)) {
             return false;
         }
         for (int i = 0; i < slots.size(); i++) {
@@ -146,10 +240,12 @@ public final class FilterMeta {
 
     @Override
     public String toString() {
-        StringBuilder sb = new StringBuilder("FilterMeta{");
+        StringBuilder sb = new StringBuilder("FilterMeta{domain=").append(domain);
+        sb.append(", generationMillis=").append(generationMillis);
+        sb.append(", offset=").append(offset);
         for (int i = 0; i < slots.size(); i++) {
-            sb.append(i == 0 ? "" : ", ").append("slot").append(i).append("(bucket=");
-            sb.append(buckets[i] == EMPTY ? "empty" : Long.toString(buckets[i]));
+            sb.append(", slot").append(i).append("(buckets=");
+            sb.append(buckets[i] == EMPTY ? "empty" : buckets[i] + ".." + lastBuckets[i]);
             for (Stage s : slots.get(i)) {
                 sb.append(", [m=").append(s.bits).append(" k=").append(s.hashes);
                 sb.append(" items=").append(s.itemsAdded).append('/').append(s.capacity);

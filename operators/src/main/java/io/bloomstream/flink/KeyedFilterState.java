@@ -3,8 +3,11 @@ package io.bloomstream.flink;
 import io.bloomstream.filter.FilterSpec;
 import io.bloomstream.filter.Hasher;
 import io.bloomstream.filter.Pages;
+import io.bloomstream.flink.typeutils.FilterMetaSerializer;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.ValueState;
@@ -14,17 +17,27 @@ import org.slf4j.LoggerFactory;
 /**
  * The Bloom filter of the current key in managed keyed state: a {@link FilterMeta} value and one
  * MapState entry per non-empty page, keyed by (generation slot, stage, page index). An event reads
- * one page per stage of each live generation and writes at most one page.
+ * one page per stage of each generation it must consult and writes at most one page.
  *
- * <p>Retention: time is cut into buckets of {@link DedupConfig#generationMillis()}; G slots hold
- * the G newest buckets. An id first seen at t is remembered while t's bucket is among the G newest,
- * i.e. for at least the retention and less than retention + one bucket. Occurrences inside that
- * window are duplicates and do not extend it.
+ * <p>Retention: time is cut into buckets of length L = {@link FilterMeta#generationMillis} with a
+ * per-key phase o (so that keys do not all rotate in the same instant): bucket b covers [bL + o,
+ * (b+1)L + o). An id seen at time t is added to the generation that holds t's bucket. An event at t
+ * consults every generation holding a bucket that intersects (t - R, t + R), R the retention, so an
+ * occurrence whose timestamp is less than R away from a remembered one is always found, whatever
+ * the order of arrival, and one at least R + L away never is. A generation is freed by a timer
+ * (never on the per-record path) once no on-time event can consult it: when the watermark (or the
+ * clock) reaches the end of its last bucket + R + allowed lateness. Events far ahead of the
+ * watermark get generations of their own; a key has at most {@link FilterMetaSerializer#MAX_SLOTS}
+ * generations, past which an event joins the generation nearest in time, which then covers a range
+ * of buckets (correct, only kept longer).
  */
 @Internal
 final class KeyedFilterState {
 
     private static final Logger LOG = LoggerFactory.getLogger(KeyedFilterState.class);
+
+    /** Keys whose metadata is cached; see {@link #readMeta}. */
+    static final int META_CACHE_KEYS = 4096;
 
     private final DedupConfig config;
     private final StageShapes shapes;
@@ -33,16 +46,16 @@ final class KeyedFilterState {
     private final MapState<Long, long[]> pages;
     private final DedupMetrics metrics;
     private final long[] scratch = new long[io.bloomstream.filter.Sizing.MAX_HASHES];
+    private final int domain;
+    private final long retentionMillis;
+    private final long latenessMillis;
 
-    /** Keys whose metadata is cached; see {@link #readMeta}. */
-    static final int META_CACHE_KEYS = 4096;
-
-    private final java.util.Map<Object, FilterMeta> metaCache =
-            new java.util.LinkedHashMap<>(256, 0.75f, true) {
+    private final Map<Object, FilterMeta> metaCache =
+            new LinkedHashMap<>(256, 0.75f, true) {
                 private static final long serialVersionUID = 1L;
 
                 @Override
-                protected boolean removeEldestEntry(java.util.Map.Entry<Object, FilterMeta> e) {
+                protected boolean removeEldestEntry(Map.Entry<Object, FilterMeta> e) {
                     return size() > META_CACHE_KEYS;
                 }
             };
@@ -61,6 +74,34 @@ final class KeyedFilterState {
         this.metaState = metaState;
         this.pages = pages;
         this.metrics = metrics;
+        this.domain = domainOf(config);
+        this.retentionMillis = config.hasRetention() ? config.retentionMillis() : 0;
+        this.latenessMillis =
+                config.hasRetention() && domain == FilterMeta.DOMAIN_EVENT_TIME
+                        ? config.allowedLateness().toMillis()
+                        : 0;
+    }
+
+    static int domainOf(DedupConfig config) {
+        if (!config.hasRetention()) {
+            return FilterMeta.DOMAIN_NONE;
+        }
+        return config.timeDomain() == DedupConfig.TimeDomain.EVENT_TIME
+                ? FilterMeta.DOMAIN_EVENT_TIME
+                : FilterMeta.DOMAIN_PROCESSING_TIME;
+    }
+
+    static String domainName(int domain) {
+        switch (domain) {
+            case FilterMeta.DOMAIN_NONE:
+                return "none (no retention)";
+            case FilterMeta.DOMAIN_EVENT_TIME:
+                return "EVENT_TIME";
+            case FilterMeta.DOMAIN_PROCESSING_TIME:
+                return "PROCESSING_TIME";
+            default:
+                return "unrecorded";
+        }
     }
 
     /**
@@ -78,9 +119,30 @@ final class KeyedFilterState {
                 return null;
             }
             meta = stored.copy();
+            adopt(meta);
             metaCache.put(key, meta);
         }
         return meta;
+    }
+
+    /**
+     * Checks that a key's state can be read under this config, and fills in what state written by
+     * bloomstream 0.1 did not record (its buckets were epoch-aligned: phase 0).
+     */
+    private void adopt(FilterMeta meta) {
+        meta.checkHasher(hasher);
+        if (meta.domain == FilterMeta.UNRECORDED) {
+            meta.domain = domain;
+            meta.generationMillis = config.generationMillis();
+            meta.offset = 0;
+        } else if (meta.domain != domain) {
+            throw new IllegalStateException(
+                    "cannot restore dedup state: field timeDomain was "
+                            + domainName(meta.domain)
+                            + " in the savepoint and is "
+                            + domainName(domain)
+                            + " in the job's config");
+        }
     }
 
     private void writeMeta(Object key, FilterMeta meta) throws Exception {
@@ -100,54 +162,66 @@ final class KeyedFilterState {
         return (int) ((pageKey >>> 32) & 0xFF);
     }
 
-    /** The time bucket of a timestamp (0 without retention). */
-    long bucketOf(long time) {
-        return config.hasRetention() ? Math.floorDiv(time, config.generationMillis()) : 0;
+    /** A key's bucket phase in [0, L): spreads the keys' rotations over a generation. */
+    static long phaseOf(Object key, long generationMillis) {
+        if (generationMillis <= 1) {
+            return 0;
+        }
+        return Math.floorMod(FilterSpec.mix(key.hashCode()), generationMillis);
+    }
+
+    static long bucketOf(long time, FilterMeta meta) {
+        if (meta.generationMillis <= 0) {
+            return 0;
+        }
+        return Math.floorDiv(TimeMath.minus(time, meta.offset), meta.generationMillis);
     }
 
     /**
-     * Adds the id with hash (h1, h2) at {@code time} unless it was seen within the retention.
+     * When the generation whose last bucket is {@code lastBucket} can be freed: when no on-time
+     * event can consult it any more, at the end of that bucket + retention + allowed lateness.
+     */
+    long expiryOf(FilterMeta meta, long lastBucket) {
+        long end = TimeMath.bucketEnd(lastBucket, meta.generationMillis, meta.offset);
+        return TimeMath.plus(TimeMath.plus(end, retentionMillis), latenessMillis);
+    }
+
+    /**
+     * Adds the id with hash (h1, h2) at {@code time} unless an occurrence within the retention is
+     * remembered.
      *
      * @return true for a first occurrence
      */
     boolean addIfAbsent(Object key, long h1, long h2, long time) throws Exception {
+        newExpiry = Long.MIN_VALUE;
         FilterMeta meta = readMeta(key);
         boolean dirty = false;
         if (meta == null) {
-            meta = FilterMeta.empty(hasher, config.generations());
+            long length = config.generationMillis();
+            meta = FilterMeta.forDedup(hasher, domain, length, phaseOf(key, length));
             dirty = true;
-        } else {
-            meta.checkHasher(hasher);
         }
-        int g = meta.generations();
-        long bucket = bucketOf(time);
-        long newest = newest(meta);
-        if (newest == FilterMeta.EMPTY || bucket > newest) {
-            newest = bucket;
-            expire(meta, newest - g);
-            dirty = true;
-        } else if (bucket < newest - g + 1) {
-            bucket = newest - g + 1; // late event: the oldest live generation
-        }
-        newExpiry = Long.MIN_VALUE;
-        int target = (int) Math.floorMod(bucket, (long) g);
-        if (meta.buckets[target] != bucket) {
-            if (meta.buckets[target] != FilterMeta.EMPTY) {
-                clearSlot(meta, target);
-            }
-            meta.buckets[target] = bucket;
-            newExpiry = expiryOf(bucket, g);
-            dirty = true;
+        long bucket = bucketOf(time, meta);
+        long probeFrom = bucket;
+        long probeTo = bucket;
+        if (meta.generationMillis > 0) {
+            probeFrom = bucketOf(TimeMath.minus(time, retentionMillis), meta);
+            probeTo = bucketOf(TimeMath.minus(TimeMath.plus(time, retentionMillis), 1), meta);
         }
 
-        // Query every live generation, newest stage first. The current stage's page of the
-        // target generation is kept for the insert, so a new id reads it once.
-        List<FilterMeta.Stage> stages = meta.slots.get(target);
-        int currentIndex = stages.size() - 1;
-        long[] currentWords = null;
+        // Query every generation the event must consult, newest stage first.
+        int target = -1;
         int stagesSeen = 0;
-        for (int s = 0; s < g; s++) {
-            if (meta.buckets[s] == FilterMeta.EMPTY || meta.buckets[s] < newest - g + 1) {
+        for (int s = 0; s < meta.generations(); s++) {
+            long first = meta.buckets[s];
+            if (first == FilterMeta.EMPTY) {
+                continue;
+            }
+            long last = meta.lastBuckets[s];
+            if (first <= bucket && bucket <= last && target < 0) {
+                target = s;
+            }
+            if (last < probeFrom || first > probeTo) {
                 continue;
             }
             List<FilterMeta.Stage> slotStages = meta.slots.get(s);
@@ -163,29 +237,30 @@ final class KeyedFilterState {
                     }
                     return false;
                 }
-                if (s == target && i == currentIndex) {
-                    currentWords = words;
-                }
             }
         }
+        if (target < 0) {
+            target = openGeneration(meta, bucket);
+        }
 
-        FilterMeta.Stage current = currentIndex < 0 ? null : stages.get(currentIndex);
+        List<FilterMeta.Stage> stages = meta.slots.get(target);
+        FilterMeta.Stage current = stages.isEmpty() ? null : stages.get(stages.size() - 1);
         if (current == null
                 || (config.growth() == DedupConfig.Growth.SCALABLE
                         && current.itemsAdded >= current.capacity)) {
             current = shapes.newStage(stages.size());
             stages.add(current);
-            currentWords = null;
         }
         int stageIndex = stages.size() - 1;
         FilterSpec spec = current.spec(hasher);
         long pageKey = pageKey(target, stageIndex, spec.page(h1));
-        if (currentWords == null) {
-            currentWords = new long[Pages.words(spec)];
+        long[] words = pages.get(pageKey);
+        if (words == null) {
+            words = new long[Pages.words(spec)];
             metrics.pagesAllocated(1);
         }
-        Pages.add(spec, currentWords, h1, h2, scratch);
-        pages.put(pageKey, currentWords);
+        Pages.add(spec, words, h1, h2, scratch);
+        pages.put(pageKey, words);
         current.itemsAdded++;
         if (current.itemsAdded == current.capacity + 1
                 && config.growth() == DedupConfig.Growth.FIXED) {
@@ -198,6 +273,48 @@ final class KeyedFilterState {
                 Math.max(stagesSeen, stages.size()));
         writeMeta(key, meta);
         return true;
+    }
+
+    /**
+     * The slot for a bucket that no generation holds: a free slot, a new one, or past the limit the
+     * generation nearest in time, widened to cover the bucket. Sets {@link #newExpiry} when the
+     * slot's expiry moved.
+     */
+    private int openGeneration(FilterMeta meta, long bucket) {
+        int free = -1;
+        for (int s = 0; s < meta.generations() && free < 0; s++) {
+            if (meta.buckets[s] == FilterMeta.EMPTY) {
+                free = s;
+            }
+        }
+        if (free < 0 && meta.generations() < FilterMetaSerializer.MAX_SLOTS) {
+            free = meta.addSlot();
+        }
+        if (free >= 0) {
+            meta.buckets[free] = bucket;
+            meta.lastBuckets[free] = bucket;
+            newExpiry = meta.generationMillis > 0 ? expiryOf(meta, bucket) : Long.MIN_VALUE;
+            return free;
+        }
+        int nearest = 0;
+        long best = Long.MAX_VALUE;
+        for (int s = 0; s < meta.generations(); s++) {
+            long distance =
+                    bucket < meta.buckets[s]
+                            ? meta.buckets[s] - bucket
+                            : bucket - meta.lastBuckets[s];
+            if (distance >= 0 && distance < best) {
+                best = distance;
+                nearest = s;
+            }
+        }
+        if (bucket < meta.buckets[nearest]) {
+            meta.buckets[nearest] = bucket;
+        } else {
+            meta.lastBuckets[nearest] = bucket;
+            newExpiry = expiryOf(meta, bucket);
+        }
+        return nearest;
     }
 
     private void warnOverCapacity(FilterMeta.Stage stage) {
@@ -215,76 +332,68 @@ final class KeyedFilterState {
         }
     }
 
-    private static long newest(FilterMeta meta) {
-        long newest = FilterMeta.EMPTY;
-        for (long b : meta.buckets) {
-            newest = Math.max(newest, b);
+    /**
+     * Frees the generations that have expired at {@code time} (the timer's time): one pass over the
+     * key's pages, on the timer path only. Clears the key's state entirely when nothing is left.
+     *
+     * @return the expiry times of the generations left (to be registered again, which is a no-op
+     *     for timers that exist, and reschedules them after a restore with another retention)
+     */
+    long[] expireAt(Object key, long time) throws Exception {
+        FilterMeta meta = readMeta(key);
+        if (meta == null || meta.generationMillis <= 0) {
+            return new long[0];
         }
-        return newest;
-    }
-
-    /** Frees every slot whose bucket is at most {@code maxExpired}; returns whether any is left. */
-    private boolean expire(FilterMeta meta, long maxExpired) throws Exception {
-        boolean live = false;
+        long expired = 0; // bit set of slots
+        int live = 0;
+        long[] left = new long[meta.generations()];
         for (int s = 0; s < meta.generations(); s++) {
             if (meta.buckets[s] == FilterMeta.EMPTY) {
                 continue;
             }
-            if (meta.buckets[s] <= maxExpired) {
-                clearSlot(meta, s);
+            long expiry = expiryOf(meta, meta.lastBuckets[s]);
+            if (expiry <= time) {
+                expired |= 1L << s;
             } else {
-                live = true;
+                left[live++] = expiry;
             }
         }
-        return live;
-    }
-
-    private void clearSlot(FilterMeta meta, int slot) throws Exception {
-        long freed = 0;
-        Iterator<Long> keys = pages.keys().iterator();
-        while (keys.hasNext()) {
-            if (slotOf(keys.next()) == slot) {
-                keys.remove();
+        if (live == 0) {
+            long freed = 0;
+            for (Iterator<Long> it = pages.keys().iterator(); it.hasNext(); it.next()) {
                 freed++;
             }
-        }
-        metrics.pagesAllocated(-freed);
-        meta.buckets[slot] = FilterMeta.EMPTY;
-        meta.slots.get(slot).clear();
-    }
-
-    /**
-     * Frees the generations that have expired at {@code time}; clears the key's state entirely when
-     * none is left.
-     *
-     * @return the time at which the newest live generation expires, or {@link Long#MIN_VALUE} when
-     *     nothing is left
-     */
-    long expireAt(Object key, long time) throws Exception {
-        FilterMeta meta = readMeta(key);
-        if (meta == null) {
-            return Long.MIN_VALUE;
-        }
-        int g = meta.generations();
-        if (!expire(meta, bucketOf(time) - g)) {
+            metrics.pagesAllocated(-freed);
             metaState.clear();
             pages.clear();
             metaCache.remove(key);
-            return Long.MIN_VALUE;
+            return new long[0];
         }
-        writeMeta(key, meta);
-        return expiryOf(newest(meta), g);
-    }
-
-    /** When the generation of {@code bucket} has expired: the start of bucket + G. */
-    long expiryOf(long bucket, int generations) {
-        return (bucket + generations) * config.generationMillis();
+        if (expired != 0) {
+            long freed = 0;
+            Iterator<Long> keys = pages.keys().iterator();
+            while (keys.hasNext()) {
+                if ((expired & (1L << slotOf(keys.next()))) != 0) {
+                    keys.remove();
+                    freed++;
+                }
+            }
+            metrics.pagesAllocated(-freed);
+            for (int s = 0; s < meta.generations(); s++) {
+                if ((expired & (1L << s)) != 0) {
+                    meta.buckets[s] = FilterMeta.EMPTY;
+                    meta.lastBuckets[s] = FilterMeta.EMPTY;
+                    meta.slots.get(s).clear();
+                }
+            }
+            writeMeta(key, meta);
+        }
+        return java.util.Arrays.copyOf(left, live);
     }
 
     /**
-     * When the generation that the last {@link #addIfAbsent} opened for its key expires, or {@link
-     * Long#MIN_VALUE} if it used a generation the key already had (whose cleanup timer is
-     * registered). A late event uses the oldest live generation, not its own bucket.
+     * When the generation that the last {@link #addIfAbsent} opened or widened expires, or {@link
+     * Long#MIN_VALUE} if it used a generation the key already had (whose cleanup timer exists).
      */
     long newExpiry() {
         return newExpiry;

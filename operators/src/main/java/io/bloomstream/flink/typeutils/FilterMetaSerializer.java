@@ -12,9 +12,23 @@ import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
 
 /**
- * Serializes {@link FilterMeta}. Layout (version 1): strategy id (1 byte), seed (8), generation
- * count (varint), then per generation its bucket (8) and stage count (varint), then per stage bits
- * (8), hashes (4), pageBits (4), capacity (8), itemsAdded (8).
+ * Serializes {@link FilterMeta}. Every value starts with its layout version, so old state stays
+ * readable by the same serializer (its snapshot is compatible as is):
+ *
+ * <ul>
+ *   <li>Version 2 (written now): the byte {@code 0x80 | 2}, strategy id (1 byte), seed (8), time
+ *       domain (1, signed: -1 unrecorded, 0 none, 1 event time, 2 processing time), generation
+ *       length in ms (8), bucket phase in ms (8), slot count (varint), then per slot its first and
+ *       last bucket (8 + 8) and stage count (varint), then per stage bits (8), hashes (4), pageBits
+ *       (4), capacity (8), itemsAdded (8).
+ *   <li>Version 1 (bloomstream 0.1): strategy id (1 byte, below 0x80), seed (8), generation count
+ *       (varint), then per generation its bucket (8) and stage count (varint), then stages as
+ *       above. Read with the domain and generation length {@link FilterMeta#UNRECORDED}: the
+ *       operator fills them from its config on first use.
+ * </ul>
+ *
+ * <p>Counts are bounded before anything is allocated, so a corrupt value fails with an {@link
+ * IOException} naming the field.
  */
 @Internal
 public final class FilterMetaSerializer extends TypeSerializerSingleton<FilterMeta> {
@@ -24,8 +38,15 @@ public final class FilterMetaSerializer extends TypeSerializerSingleton<FilterMe
     /** The shared instance. */
     public static final FilterMetaSerializer INSTANCE = new FilterMetaSerializer();
 
-    private static final int MAX_GENERATIONS = 64;
+    /** The most slots a key's metadata may have. */
+    public static final int MAX_SLOTS = 64;
+
     private static final int MAX_STAGES = 64;
+
+    /** The layout written now. */
+    public static final int CURRENT_VERSION = 2;
+
+    private static final int VERSION_FLAG = 0x80;
 
     @Override
     public boolean isImmutableType() {
@@ -55,52 +76,104 @@ public final class FilterMetaSerializer extends TypeSerializerSingleton<FilterMe
 
     @Override
     public void serialize(FilterMeta meta, DataOutputView out) throws IOException {
+        out.writeByte(VERSION_FLAG | CURRENT_VERSION);
         out.writeByte(meta.strategyId);
         out.writeLong(meta.seed);
+        out.writeByte(meta.domain);
+        out.writeLong(meta.generationMillis);
+        out.writeLong(meta.offset);
         PageSerializer.writeVarInt(meta.generations(), out);
         for (int g = 0; g < meta.generations(); g++) {
             out.writeLong(meta.buckets[g]);
-            List<FilterMeta.Stage> stages = meta.slots.get(g);
-            PageSerializer.writeVarInt(stages.size(), out);
-            for (FilterMeta.Stage s : stages) {
-                out.writeLong(s.bits);
-                out.writeInt(s.hashes);
-                out.writeInt(s.pageBits);
-                out.writeLong(s.capacity);
-                out.writeLong(s.itemsAdded);
-            }
+            out.writeLong(meta.lastBuckets[g]);
+            writeStages(meta.slots.get(g), out);
+        }
+    }
+
+    private static void writeStages(List<FilterMeta.Stage> stages, DataOutputView out)
+            throws IOException {
+        PageSerializer.writeVarInt(stages.size(), out);
+        for (FilterMeta.Stage s : stages) {
+            out.writeLong(s.bits);
+            out.writeInt(s.hashes);
+            out.writeInt(s.pageBits);
+            out.writeLong(s.capacity);
+            out.writeLong(s.itemsAdded);
         }
     }
 
     @Override
     public FilterMeta deserialize(DataInputView in) throws IOException {
+        int first = in.readUnsignedByte();
+        if ((first & VERSION_FLAG) == 0) {
+            return deserializeV1(first, in);
+        }
+        int version = first & ~VERSION_FLAG;
+        if (version != CURRENT_VERSION) {
+            throw new IOException(
+                    "corrupt or newer filter metadata: layout version "
+                            + version
+                            + ", this bloomstream reads 1 to "
+                            + CURRENT_VERSION);
+        }
         int strategyId = in.readUnsignedByte();
         long seed = in.readLong();
-        int generations = PageSerializer.readVarInt(in);
-        if (generations < 1 || generations > MAX_GENERATIONS) {
-            throw new IOException("corrupt filter metadata: " + generations + " generations");
+        int domain = in.readByte();
+        if (domain < FilterMeta.UNRECORDED || domain > FilterMeta.DOMAIN_PROCESSING_TIME) {
+            throw new IOException("corrupt filter metadata: time domain " + domain);
         }
-        long[] buckets = new long[generations];
-        List<List<FilterMeta.Stage>> slots = new ArrayList<>(generations);
-        for (int g = 0; g < generations; g++) {
+        long generationMillis = in.readLong();
+        long offset = in.readLong();
+        int n = slotCount(in, 0);
+        long[] buckets = new long[n];
+        long[] lastBuckets = new long[n];
+        List<List<FilterMeta.Stage>> slots = new ArrayList<>(n);
+        for (int g = 0; g < n; g++) {
             buckets[g] = in.readLong();
-            int n = PageSerializer.readVarInt(in);
-            if (n < 0 || n > MAX_STAGES) {
-                throw new IOException("corrupt filter metadata: " + n + " stages");
-            }
-            List<FilterMeta.Stage> stages = new ArrayList<>(n);
-            for (int i = 0; i < n; i++) {
-                stages.add(
-                        new FilterMeta.Stage(
-                                in.readLong(),
-                                in.readInt(),
-                                in.readInt(),
-                                in.readLong(),
-                                in.readLong()));
-            }
-            slots.add(stages);
+            lastBuckets[g] = in.readLong();
+            slots.add(readStages(in));
+        }
+        return new FilterMeta(
+                strategyId, seed, domain, generationMillis, offset, buckets, lastBuckets, slots);
+    }
+
+    private static FilterMeta deserializeV1(int strategyId, DataInputView in) throws IOException {
+        long seed = in.readLong();
+        int n = slotCount(in, 1);
+        long[] buckets = new long[n];
+        List<List<FilterMeta.Stage>> slots = new ArrayList<>(n);
+        for (int g = 0; g < n; g++) {
+            buckets[g] = in.readLong();
+            slots.add(readStages(in));
         }
         return new FilterMeta(strategyId, seed, buckets, slots);
+    }
+
+    private static int slotCount(DataInputView in, int min) throws IOException {
+        int n = PageSerializer.readVarInt(in);
+        if (n < min || n > MAX_SLOTS) {
+            throw new IOException(
+                    "corrupt filter metadata: slot count " + n + " not in [" + min + ", 64]");
+        }
+        return n;
+    }
+
+    private static List<FilterMeta.Stage> readStages(DataInputView in) throws IOException {
+        int n = PageSerializer.readVarInt(in);
+        if (n < 0 || n > MAX_STAGES) {
+            throw new IOException("corrupt filter metadata: stage count " + n);
+        }
+        List<FilterMeta.Stage> stages = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            stages.add(
+                    new FilterMeta.Stage(
+                            in.readLong(),
+                            in.readInt(),
+                            in.readInt(),
+                            in.readLong(),
+                            in.readLong()));
+        }
+        return stages;
     }
 
     @Override
@@ -118,7 +191,10 @@ public final class FilterMetaSerializer extends TypeSerializerSingleton<FilterMe
         return new Snapshot();
     }
 
-    /** The snapshot; version 1 is the layout above. */
+    /**
+     * The snapshot. Its own version stays 1: the value layout carries its version (see the class
+     * comment), so every layout is read by this serializer and no migration is needed.
+     */
     public static final class Snapshot extends SimpleTypeSerializerSnapshot<FilterMeta> {
         public Snapshot() {
             super(() -> INSTANCE);
