@@ -7,6 +7,7 @@ import io.bloomstream.jobs.io.IoOptions;
 import io.bloomstream.jobs.io.LineParser;
 import io.bloomstream.jobs.io.Parsed;
 import io.bloomstream.jobs.io.Rejects;
+import io.bloomstream.jobs.io.Tally;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import org.apache.flink.api.common.typeinfo.Types;
@@ -48,9 +49,30 @@ final class DedupCommand implements Callable<Integer> {
     @Option(
             names = "--retention",
             paramLabel = "DURATION",
-            description = "Forget ids after this long (processing time), e.g. 24h.",
+            description =
+                    "Forget ids after this long, e.g. 24h: in processing time, or in event time"
+                            + " with --time-field.",
             converter = IoOptions.DurationConverter.class)
     Duration retention;
+
+    @Option(
+            names = "--time-field",
+            paramLabel = "F",
+            description =
+                    "JSON: the event time field (epoch milliseconds, or ISO-8601 such as"
+                            + " 2026-11-23T10:15:30Z); turns --retention to event time. Events"
+                            + " without it, and events later than the watermark, go to"
+                            + " _rejected with the reason.")
+    String timeField;
+
+    @Option(
+            names = "--max-out-of-orderness",
+            paramLabel = "DURATION",
+            description =
+                    "With --time-field: how far behind the newest event time an event may arrive"
+                            + " (the watermark's bound). Default 0.",
+            converter = IoOptions.DurationConverter.class)
+    Duration maxOutOfOrderness = Duration.ZERO;
 
     /** A hook between parsing and dedup (tests inject failures here). */
     java.util.function.UnaryOperator<DataStream<Parsed>> tap = s -> s;
@@ -69,7 +91,20 @@ final class DedupCommand implements Callable<Integer> {
 
     /** Builds the job into {@code env} (flags already validated). */
     void build(StreamExecutionEnvironment env) {
-        LineParser parser = records.parser();
+        if (timeField != null && retention == null) {
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(), "--time-field needs --retention (event-time retention)");
+        }
+        if (timeField == null && !maxOutOfOrderness.isZero()) {
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(), "--max-out-of-orderness needs --time-field");
+        }
+        if (maxOutOfOrderness.isNegative()) {
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(),
+                    "--max-out-of-orderness must be >= 0, was " + maxOutOfOrderness);
+        }
+        LineParser parser = timeField == null ? records.parser() : records.parser(timeField);
         DedupConfig config =
                 Commands.config(
                         spec,
@@ -77,28 +112,52 @@ final class DedupCommand implements Callable<Integer> {
                             DedupConfig.Builder b =
                                     DedupConfig.builder().expectedItems(expectedItems).fpp(fpp);
                             if (retention != null) {
-                                b.retention(retention, DedupConfig.TimeDomain.PROCESSING_TIME);
+                                b.retention(
+                                        retention,
+                                        timeField == null
+                                                ? DedupConfig.TimeDomain.PROCESSING_TIME
+                                                : DedupConfig.TimeDomain.EVENT_TIME);
                             }
                             return b.build();
                         });
         SingleOutputStreamOperator<Parsed> parsed =
                 io.source(env, "input")
-                        .process(new Rejects(parser, true))
+                        .process(
+                                timeField == null
+                                        ? new Rejects(parser, true)
+                                        : new Rejects(EventTimes.parser(parser, timeField)))
                         .returns(Parsed.TYPE)
                         .name("parse")
                         .uid("parse");
-        io.writeOutput(pipeline(tap.apply(parsed), records.keyed(), config));
-        io.writeRejected(parsed.getSideOutput(Rejects.TAG));
+        DataStream<Parsed> input = tap.apply(parsed);
+        if (timeField != null) {
+            input = EventTimes.assign(input, maxOutOfOrderness);
+        }
+        SingleOutputStreamOperator<Parsed> firsts = pipeline(input, records.keyed(), config);
+        io.writeOutput(firsts.map(p -> p.raw).returns(Types.STRING).name("raw").uid("raw"));
+        DataStream<String> rejected = parsed.getSideOutput(Rejects.TAG);
+        if (timeField != null) {
+            rejected =
+                    rejected.union(
+                            firsts.getSideOutput(BloomDedup.lateTag(Parsed.TYPE))
+                                    .map(new Tally<>(Tally.REJECTED))
+                                    .returns(Parsed.TYPE)
+                                    .name("late-tally")
+                                    .uid("late-tally")
+                                    .map(p -> Rejects.json(EventTimes.LATE_REASON, p.raw))
+                                    .returns(Types.STRING)
+                                    .name("late")
+                                    .uid("late"));
+        }
+        io.writeRejected(rejected);
     }
 
-    /** First occurrences of {@code values[0]}, per key or over the whole stream; raw lines out. */
-    static DataStream<String> pipeline(
+    /** First occurrences of {@code values[0]}, per key or over the whole stream. */
+    static SingleOutputStreamOperator<Parsed> pipeline(
             DataStream<Parsed> parsed, boolean perKey, DedupConfig config) {
         IdSelector<Parsed> id = IdSelector.ofString(p -> p.values[0]);
-        DataStream<Parsed> firsts =
-                perKey
-                        ? BloomDedup.perKey(parsed.keyBy(p -> p.key, Types.STRING), id, config)
-                        : BloomDedup.global(parsed, id, config);
-        return firsts.map(p -> p.raw).returns(Types.STRING).name("raw").uid("raw");
+        return perKey
+                ? BloomDedup.perKey(parsed.keyBy(p -> p.key, Types.STRING), id, config)
+                : BloomDedup.global(parsed, id, config);
     }
 }

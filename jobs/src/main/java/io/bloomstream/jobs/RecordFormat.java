@@ -30,12 +30,24 @@ final class RecordFormat {
 
     /** The parser; JSON needs --id-field, text takes no field flags. */
     LineParser parser() {
+        return parser(null);
+    }
+
+    /** The parser, also reading {@code timeField} (JSON only) as the second value when not null. */
+    LineParser parser(String timeField) {
         if (format == LineParser.Format.JSON) {
             if (idField == null) {
                 throw new CommandLine.ParameterException(
                         spec.commandLine(), "--format json needs --id-field");
             }
-            return new LineParser(format, keyField, List.of(idField));
+            return new LineParser(
+                    format,
+                    keyField,
+                    timeField == null ? List.of(idField) : List.of(idField, timeField));
+        }
+        if (timeField != null) {
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(), "--time-field needs --format json");
         }
         if (idField != null || keyField != null) {
             throw new CommandLine.ParameterException(

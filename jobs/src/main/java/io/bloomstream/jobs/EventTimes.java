@@ -1,0 +1,74 @@
+package io.bloomstream.jobs;
+
+import io.bloomstream.jobs.io.LineParser;
+import io.bloomstream.jobs.io.Parsed;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.format.DateTimeParseException;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.streaming.api.datastream.DataStream;
+
+/**
+ * Event time for the jobs: a JSON time field in epoch milliseconds or ISO-8601, and watermarks that
+ * trail the newest time seen by a bound.
+ */
+final class EventTimes {
+
+    /** The reason written to {@code _rejected} for events behind the watermark. */
+    static final String LATE_REASON = "late: event time at or before the watermark";
+
+    private EventTimes() {}
+
+    /**
+     * A parser that requires the id and the time field (the second value) and reads the time into
+     * {@link Parsed#time}.
+     */
+    static LineParser.RecordParser parser(LineParser parser, String timeField) {
+        return line -> {
+            Parsed p = parser.parseComplete(line);
+            p.time = parseTime(p.values[1], timeField);
+            return p;
+        };
+    }
+
+    /**
+     * Epoch milliseconds (an integer) or an ISO-8601 instant with an offset ({@code
+     * 2026-11-23T10:15:30.250Z}, {@code 2026-11-23T11:15:30+01:00}).
+     */
+    static long parseTime(String text, String field) throws LineParser.BadRecord {
+        String t = text.trim();
+        if (!t.isEmpty() && (Character.isDigit(t.charAt(0)) || t.charAt(0) == '-')) {
+            try {
+                return Long.parseLong(t);
+            } catch (NumberFormatException e) {
+                // an ISO date starts with a digit too
+            }
+        }
+        try {
+            return Instant.parse(t).toEpochMilli();
+        } catch (DateTimeParseException e) {
+            try {
+                return OffsetDateTime.parse(t).toInstant().toEpochMilli();
+            } catch (DateTimeParseException | ArithmeticException e2) {
+                throw new LineParser.BadRecord(
+                        "bad time field '"
+                                + field
+                                + "': "
+                                + text
+                                + " (epoch milliseconds or ISO-8601 with offset)");
+            }
+        } catch (ArithmeticException e) {
+            throw new LineParser.BadRecord("time field '" + field + "' out of range: " + text);
+        }
+    }
+
+    /** Timestamps from {@link Parsed#time}, watermarks {@code maxOutOfOrderness} behind. */
+    static DataStream<Parsed> assign(DataStream<Parsed> parsed, Duration maxOutOfOrderness) {
+        return parsed.assignTimestampsAndWatermarks(
+                        WatermarkStrategy.<Parsed>forBoundedOutOfOrderness(maxOutOfOrderness)
+                                .withTimestampAssigner((p, previous) -> p.time))
+                .name("event-time")
+                .uid("event-time");
+    }
+}
