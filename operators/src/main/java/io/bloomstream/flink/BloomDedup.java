@@ -25,9 +25,19 @@ import org.apache.flink.util.OutputTag;
  * DataStream<Event> bad = unique.getSideOutput(BloomDedup.rejectedTag(events.getType()));
  * }</pre>
  *
- * <p>A first occurrence is dropped only when the filter falsely reports it seen, with at most the
- * configured rate; a duplicate is never passed while its id is remembered. The operator has uid and
- * name {@code bloom-dedup} unless given others with {@code .uid(...)} on the result.
+ * <p>The guarantee, per key (per shard in global mode) and id. Without retention, an occurrence
+ * passes only if no earlier occurrence passed. With retention R on event time, an event without a
+ * timestamp goes to {@link #rejectedTag}; an event with timestamp t + {@link
+ * DedupConfig#allowedLateness()} at or before the current watermark goes to {@link #lateTag},
+ * unjudged; of all other events, two occurrences whose timestamps are less than R apart never both
+ * pass, in any order of arrival, and an occurrence at least R + L (L the generation length) away
+ * from every passed one passes unless the filter gives a false positive. Processing-time retention
+ * is the same with the task's clock. A first occurrence is dropped only as a false positive, at
+ * most fpp per in-order event (fpp (2G-1)/G for out-of-order events). Every event leaves on exactly
+ * one of: the main output, the duplicates output (or dropped), the late output, the rejected
+ * output. Restores that change the seed, the shard count or the time domain fail; see {@link
+ * StateShape}. The operator has uid and name {@code bloom-dedup} unless given others with {@code
+ * .uid(...)} on the result.
  */
 @PublicEvolving
 public final class BloomDedup {
@@ -75,8 +85,8 @@ public final class BloomDedup {
     /**
      * One logical filter over the whole stream: ids are sharded by hash into {@link
      * DedupConfig#shards()} virtual keys, each with a filter for expectedItems / shards ids, so the
-     * filter spreads over all parallel instances and rescales with Flink's key groups. Keep the
-     * shard count when restoring from a savepoint.
+     * filter spreads over all parallel instances and rescales with Flink's key groups. The shard
+     * count is recorded in savepoints: a restore with another fails.
      */
     public static <T> SingleOutputStreamOperator<T> global(
             DataStream<T> stream, IdSelector<T> id, DedupConfig config) {
