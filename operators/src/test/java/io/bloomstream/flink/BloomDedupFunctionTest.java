@@ -1,6 +1,7 @@
 package io.bloomstream.flink;
 
 import static io.bloomstream.flink.DedupHarness.DUPLICATES;
+import static io.bloomstream.flink.DedupHarness.LATE;
 import static io.bloomstream.flink.DedupHarness.REJECTED;
 import static io.bloomstream.flink.DedupHarness.output;
 import static io.bloomstream.flink.DedupHarness.side;
@@ -83,6 +84,53 @@ class BloomDedupFunctionTest {
             assertThat(DedupHarness.keysWithState(h)).isZero();
             h.processElement("a,1", 41_000);
             assertThat(output(h)).containsExactly("a,1", "a,1", "a,1");
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void eventsBehindTheWatermarkGoToTheLateOutputUnjudged(Backend backend) throws Exception {
+        DedupConfig config =
+                DedupConfig.builder()
+                        .expectedItems(1000)
+                        .fpp(0.001)
+                        .retention(Duration.ofSeconds(10), DedupConfig.TimeDomain.EVENT_TIME)
+                        .allowedLateness(Duration.ofSeconds(2))
+                        .emitDuplicates(true)
+                        .build();
+        try (var h = DedupHarness.create(config, backend, 1, 0)) {
+            h.open();
+            h.processElement("a,1", 10_000);
+            h.processWatermark(12_000);
+            h.processElement("a,1", 10_001); // within the allowed lateness: judged, duplicate
+            h.processElement("a,2", 10_000); // t + 2 s <= watermark: late
+            h.processElement("a,2", 10_500); // not late: judged, a first occurrence
+            assertThat(output(h)).containsExactly("a,1", "a,2");
+            assertThat(side(h, DUPLICATES)).containsExactly("a,1");
+            assertThat(side(h, LATE)).containsExactly("a,2");
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void aFarFutureEventDoesNotForgetLiveIds(Backend backend) throws Exception {
+        DedupConfig config =
+                DedupConfig.builder()
+                        .expectedItems(1000)
+                        .fpp(0.001)
+                        .retention(Duration.ofSeconds(10), DedupConfig.TimeDomain.EVENT_TIME)
+                        .build();
+        try (var h = DedupHarness.create(config, backend, 1, 0)) {
+            h.open();
+            h.processElement("a,1", 5_000);
+            h.processElement("a,x", 1_000_000_000_000L);
+            h.processElement("a,x", Long.MAX_VALUE);
+            h.processWatermark(6_000);
+            h.processElement("a,1", 7_000); // 2 s after the first: a duplicate
+            h.processElement("a,x", 1_000_000_000_001L); // 1 ms after the far one: a duplicate
+            assertThat(output(h)).containsExactly("a,1", "a,x", "a,x");
+            h.processWatermark(Long.MAX_VALUE); // the end of input frees everything
+            assertThat(DedupHarness.keysWithState(h)).isZero();
         }
     }
 
