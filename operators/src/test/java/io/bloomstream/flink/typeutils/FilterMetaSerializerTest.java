@@ -34,9 +34,21 @@ class FilterMetaSerializerTest extends SerializerTestBase<FilterMeta> {
         two.add(new ArrayList<>());
         List<List<FilterMeta.Stage>> one = new ArrayList<>();
         one.add(new ArrayList<>(List.of(new FilterMeta.Stage(1L << 33, 13, 0, 1L << 28, 5))));
+        List<List<FilterMeta.Stage>> ranged = new ArrayList<>();
+        ranged.add(new ArrayList<>(List.of(new FilterMeta.Stage(4096, 7, 2048, 300, 12))));
+        ranged.add(new ArrayList<>());
         return new FilterMeta[] {
             new FilterMeta(1, 42, new long[] {7, FilterMeta.EMPTY}, two),
-            new FilterMeta(2, -1, new long[] {0}, one)
+            new FilterMeta(2, -1, new long[] {0}, one),
+            new FilterMeta(
+                    1,
+                    42,
+                    FilterMeta.DOMAIN_EVENT_TIME,
+                    10_000,
+                    4_321,
+                    new long[] {-3, FilterMeta.EMPTY},
+                    new long[] {5, FilterMeta.EMPTY},
+                    ranged)
         };
     }
 }

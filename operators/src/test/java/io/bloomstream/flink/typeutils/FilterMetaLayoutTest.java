@@ -1,0 +1,117 @@
+package io.bloomstream.flink.typeutils;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.bloomstream.flink.FilterMeta;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.flink.core.memory.DataInputDeserializer;
+import org.apache.flink.core.memory.DataOutputSerializer;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Tests for the versioned value layout of {@link FilterMetaSerializer}: version 1 (bloomstream 0.1)
+ * stays readable, version 2 is locked by a golden file, and corrupt input fails with the field
+ * named.
+ */
+class FilterMetaLayoutTest {
+
+    private static final Path GOLDEN_V2 = Path.of("src/test/resources/golden/filter-meta-v2.bin");
+
+    static FilterMeta sample() {
+        List<List<FilterMeta.Stage>> slots = new ArrayList<>();
+        slots.add(new ArrayList<>(List.of(new FilterMeta.Stage(4096, 7, 2048, 300, 12))));
+        slots.add(new ArrayList<>());
+        slots.add(
+                new ArrayList<>(
+                        List.of(
+                                new FilterMeta.Stage(9728, 7, 512, 1000, 1000),
+                                new FilterMeta.Stage(21504, 7, 512, 2000, 17))));
+        return new FilterMeta(
+                1,
+                0x626c6f6f6d737472L,
+                FilterMeta.DOMAIN_EVENT_TIME,
+                10_000,
+                4_321,
+                new long[] {170_000_000, FilterMeta.EMPTY, 170_000_002},
+                new long[] {170_000_000, FilterMeta.EMPTY, 170_000_009},
+                slots);
+    }
+
+    static byte[] write(FilterMeta meta) throws IOException {
+        DataOutputSerializer out = new DataOutputSerializer(64);
+        FilterMetaSerializer.INSTANCE.serialize(meta, out);
+        return out.getCopyOfBuffer();
+    }
+
+    static FilterMeta read(byte[] bytes) throws IOException {
+        return FilterMetaSerializer.INSTANCE.deserialize(new DataInputDeserializer(bytes));
+    }
+
+    @Test
+    void version2MatchesTheGoldenFile() throws Exception {
+        if (Boolean.getBoolean("bloomstream.writeGolden")) {
+            Files.write(GOLDEN_V2, write(sample()));
+        }
+        byte[] golden = Files.readAllBytes(GOLDEN_V2);
+        assertThat(golden[0] & 0xFF).as("version byte").isEqualTo(0x82);
+        assertThat(write(sample())).isEqualTo(golden);
+        assertThat(read(golden)).isEqualTo(sample());
+    }
+
+    @Test
+    void readsVersion1WithTheRetentionShapeUnrecorded() throws Exception {
+        DataOutputSerializer out = new DataOutputSerializer(64);
+        out.writeByte(1); // strategy XXH3_128
+        out.writeLong(42); // seed
+        out.writeByte(2); // generations
+        out.writeLong(7); // bucket
+        out.writeByte(1); // stages
+        out.writeLong(9728);
+        out.writeInt(7);
+        out.writeInt(512);
+        out.writeLong(1000);
+        out.writeLong(12);
+        out.writeLong(FilterMeta.EMPTY);
+        out.writeByte(0);
+        FilterMeta meta = read(out.getCopyOfBuffer());
+        assertThat(meta.strategyId).isEqualTo(1);
+        assertThat(meta.seed).isEqualTo(42);
+        assertThat(meta.domain).isEqualTo(FilterMeta.UNRECORDED);
+        assertThat(meta.generationMillis).isEqualTo(FilterMeta.UNRECORDED);
+        assertThat(meta.buckets).containsExactly(7, FilterMeta.EMPTY);
+        assertThat(meta.lastBuckets).containsExactly(7, FilterMeta.EMPTY);
+        assertThat(meta.slots.get(0)).hasSize(1);
+        assertThat(meta.slots.get(0).get(0).itemsAdded).isEqualTo(12);
+        assertThat(read(write(meta))).as("rewritten as version 2").isEqualTo(meta);
+    }
+
+    @Test
+    void anUnknownVersionFailsNamingIt() throws Exception {
+        byte[] bytes = write(sample());
+        bytes[0] = (byte) 0x83;
+        assertThatThrownBy(() -> read(bytes))
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("layout version 3");
+    }
+
+    @Test
+    void corruptCountsFailBeforeAllocating() throws Exception {
+        byte[] bytes = write(sample());
+        // version, strategy, seed (8), domain, generation length (8), phase (8): slot count next
+        int slotCount = 1 + 1 + 8 + 1 + 8 + 8;
+        bytes[slotCount] = (byte) 0x7F;
+        assertThatThrownBy(() -> read(bytes))
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("slot count 127");
+        byte[] domain = write(sample());
+        domain[10] = 9;
+        assertThatThrownBy(() -> read(domain))
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("time domain 9");
+    }
+}
