@@ -131,7 +131,8 @@ public final class BloomCount {
                                 e.bitsSet,
                                 e.bits,
                                 e.hashes,
-                                e.valid));
+                                e.valid,
+                                e.saturated));
                 stages = Math.max(stages, e.stages);
                 allFinal &= e.isFinal;
             }
