@@ -83,8 +83,7 @@ class BloomCountITCase {
     void globalCountWritesOneSumPerIntervalAndOneFinalRecord(Backend backend, @TempDir Path tmp)
             throws Exception {
         // 20,000 events at 1 ms, 3,000 distinct users, over 1024 shards of 5 items each (the
-        // repro of issue 11 in small: shards sized for a few items), interval 2 s of event time:
-        // at 10,000 events/s and a watermark every 200 ms, most of the 10 boundaries are seen.
+        // repro of issue 11 in small: shards sized for a few items), interval 2 s of event time.
         long events = 20_000;
         long users = 3_000;
         StreamExecutionEnvironment env =
@@ -143,7 +142,9 @@ class BloomCountITCase {
                 perInterval.merge(r.split(",")[6], 1, Integer::sum);
             }
         }
-        assertThat(perInterval).as("intervals %s", records).hasSizeGreaterThanOrEqualTo(3);
+        // How many boundaries the watermarks reveal depends on the wall clock; at least the first
+        // (2000) is always emitted, by every shard, even if the watermark jumps to its maximum.
+        assertThat(perInterval).as("intervals %s", records).containsKey("2000");
         assertThat(perInterval.values()).as("records per interval").containsOnly(1);
     }
 
