@@ -277,6 +277,43 @@ class JobCommandsTest {
     }
 
     @Test
+    void countOfAFewLinesOverManyShardsWritesOneValidFinalRecord() throws Exception {
+        // Issue 11: 4 distinct lines, 1000 expected items over 1024 shards (stages of 15 bits)
+        // used to write four "final" records, each "saturated" with a null estimate.
+        Path in = tmp.resolve("four.txt");
+        Files.write(in, List.of("a", "b", "c", "d", "a"));
+        Path out = tmp.resolve("four");
+        assertThat(
+                        cli.run(
+                                "count",
+                                "--input",
+                                in.toString(),
+                                "--expected-items",
+                                "1000",
+                                "--output",
+                                out.toString()))
+                .as(cli.err.toString())
+                .isZero();
+        List<Map<String, Object>> records = jsonLines(out);
+        List<Map<String, Object>> finals = new ArrayList<>();
+        for (Map<String, Object> r : records) {
+            if (Boolean.parseBoolean(r.get("final").toString())) {
+                finals.add(r);
+            }
+        }
+        assertThat(finals).as("%s", records).hasSize(1);
+        Map<String, Object> f = finals.get(0);
+        assertThat(f).containsEntry("key", "*");
+        assertThat(f.get("valid").toString()).isEqualTo("true");
+        assertThat(f.get("saturated").toString()).isEqualTo("false");
+        // Three standard errors of the sum of four one-item shards (about 0.2 each).
+        assertThat(4.0)
+                .isBetween(
+                        Double.parseDouble(f.get("lower").toString()),
+                        Double.parseDouble(f.get("upper").toString()));
+    }
+
+    @Test
     void countPerWindowWritesFinalWindowRecordsThatCoverEachKey() throws Exception {
         Path data = Cli.testdata().resolve("count");
         Path out = tmp.resolve("windows");

@@ -16,10 +16,24 @@ package io.bloomstream.filter;
  * / (m0 * -ln(1 - q)). For the classic layout it reduces to the linear-counting error of Whang,
  * Vander-Zanden and Taylor (1990), sqrt(m (e^t - t - 1)) / k.
  *
- * <p>The estimate is {@linkplain #valid() valid} while enough cells are still zero for the
- * logarithm to mean something: at least {@link #MIN_ZERO_CELLS} zero cells and a relative standard
- * error of at most {@link #MAX_RELATIVE_ERROR}. A full filter gives an invalid estimate whose value
- * is the largest the filter can resolve, never an exception or infinity.
+ * <p>Whether the estimate means something is decided relative to the filter's own size, through
+ * sd(m0), the standard deviation of the zero count at the estimated n (so a filter of a few dozen
+ * cells is judged like one of millions, and an empty or sparse filter of any size is fine):
+ *
+ * <ul>
+ *   <li>{@linkplain #saturated() Saturated}: m0 = 0, or m0 <= {@link #DEFAULT_Z} sd(m0). Then the
+ *       upper bound of n, ln(m / (m0 - z sd(m0))) / -ln(1 - q), does not exist: the bits cannot
+ *       bound the count from above. The value is then the largest the filter can resolve (m0 = 0
+ *       counts as half a zero cell), never an exception or infinity.
+ *   <li>{@linkplain #valid() Valid}: not saturated, sd(m0) / m0 <= {@link #MAX_LOG_ERROR} (the
+ *       standard error of ln(m/m0), so the delta-method error of the logarithm is meaningful) and
+ *       se(n) <= {@link #MAX_RELATIVE_ERROR} max(n, 10). For a large filter sd(m0) ~ sqrt(m0) near
+ *       full, so the first bound is m0 >= 16 zero cells, and saturation m0 <= 9; for a small or
+ *       sparse filter m0 is close to m and nearly certain, so it is valid (an empty filter:
+ *       estimate 0, error 0).
+ * </ul>
+ *
+ * A sum of estimates is valid when all parts are and saturated when any part is.
  *
  * @param estimate the estimated number of distinct items
  * @param standardError one standard error of {@code estimate}
@@ -27,6 +41,8 @@ package io.bloomstream.filter;
  * @param cells m
  * @param hashes k
  * @param valid whether the estimate can be trusted (see above)
+ * @param saturated whether too few zero cells are left to bound the estimate (see above); implies
+ *     not valid
  */
 public record Estimate(
         double estimate,
@@ -34,10 +50,14 @@ public record Estimate(
         long setCells,
         long cells,
         int hashes,
-        boolean valid) {
+        boolean valid,
+        boolean saturated) {
 
-    /** Fewer zero cells than this make the estimate invalid. */
-    public static final long MIN_ZERO_CELLS = 16;
+    /**
+     * A standard error of ln(m/m0), sd(m0) / m0, above this makes the estimate invalid (for a large
+     * nearly full filter: fewer than 16 zero cells).
+     */
+    public static final double MAX_LOG_ERROR = 0.25;
 
     /**
      * A standard error above this fraction of the estimate (of 10 items, for smaller estimates)
@@ -86,10 +106,15 @@ public record Estimate(
         // With no zero cell left, report what half a zero cell would give: a finite value.
         double zeroForLog = zero == 0 ? 0.5 : zero;
         double n = Math.log(cells / zeroForLog) / c;
-        double se = Math.sqrt(zeroVariance(n, pages, b, hashes)) / (zeroForLog * c);
+        double zeroSd = Math.sqrt(zeroVariance(n, pages, b, hashes));
+        double se = zeroSd / (zeroForLog * c);
+        boolean saturated = zero == 0 || zero <= DEFAULT_Z * zeroSd;
         // Relative to at least 10 items: below that an error under one item is still fine.
-        boolean valid = zero >= MIN_ZERO_CELLS && se / Math.max(n, 10) <= MAX_RELATIVE_ERROR;
-        return new Estimate(n, se, setCells, cells, hashes, valid);
+        boolean valid =
+                !saturated
+                        && zeroSd <= MAX_LOG_ERROR * zero
+                        && se / Math.max(n, 10) <= MAX_RELATIVE_ERROR;
+        return new Estimate(n, se, setCells, cells, hashes, valid, saturated);
     }
 
     /**
@@ -127,6 +152,7 @@ public record Estimate(
         long cells = 0;
         int hashes = 0;
         boolean valid = true;
+        boolean saturated = false;
         for (Estimate e : parts) {
             n += e.estimate;
             variance += e.standardError * e.standardError;
@@ -134,8 +160,9 @@ public record Estimate(
             cells += e.cells;
             hashes = Math.max(hashes, e.hashes);
             valid &= e.valid;
+            saturated |= e.saturated;
         }
-        return new Estimate(n, Math.sqrt(variance), set, cells, hashes, valid);
+        return new Estimate(n, Math.sqrt(variance), set, cells, hashes, valid, saturated);
     }
 
     /** The fraction of cells set, X / m. */

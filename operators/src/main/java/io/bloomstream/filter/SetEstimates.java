@@ -35,7 +35,7 @@ public final class SetEstimates {
     /**
      * |A ∩ B| = |A| + |B| − |A ∪ B| from the three estimates, at least 0. Its standard error adds
      * the three variances, which overstates it (the estimates are positively correlated); it is
-     * valid when all three are.
+     * valid when all three are, saturated when any is.
      */
     public static Estimate intersection(Estimate a, Estimate b, Estimate union) {
         double n = Math.max(0, a.estimate() + b.estimate() - union.estimate());
@@ -50,6 +50,7 @@ public final class SetEstimates {
                 union.setCells(),
                 union.cells(),
                 union.hashes(),
-                a.valid() && b.valid() && union.valid());
+                a.valid() && b.valid() && union.valid(),
+                a.saturated() || b.saturated() || union.saturated());
     }
 }

@@ -8,8 +8,13 @@ import org.apache.flink.annotation.PublicEvolving;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.common.typeutils.base.LongSerializer;
+import org.apache.flink.streaming.api.TimeDomain;
+import org.apache.flink.streaming.api.TimerService;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.KeyedStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
@@ -76,7 +81,8 @@ public final class BloomCount {
     /**
      * Distinct ids of the whole stream: ids are sharded as in {@link BloomDedup#global}, each shard
      * counts expectedItems / shards, and one task sums the shards' latest estimates (key {@code
-     * "*"}) whenever a shard reports, with the variances added. Windows are not supported here.
+     * "*"}), with the variances added: one record per interval and one final record at the end of
+     * input, like a key of {@link #perKey}. Windows are not supported here.
      */
     public static <T> SingleOutputStreamOperator<CountEstimate> global(
             DataStream<T> stream, IdSelector<T> id, CountConfig config) {
@@ -96,16 +102,42 @@ public final class BloomCount {
                 .name(DEFAULT_UID)
                 .uid(DEFAULT_UID)
                 .keyBy(e -> "*", Types.STRING)
-                .process(new ShardSum(), estimateType())
+                .process(new ShardSum(config), estimateType())
                 .setParallelism(1)
                 .name(DEFAULT_UID + "-sum")
                 .uid(DEFAULT_UID + "-sum");
     }
 
-    /** Keeps each shard's latest estimate and emits their sum. */
+    /**
+     * Keeps each shard's latest estimate and emits their sum (key {@code "*"}): one record per
+     * interval and one final record.
+     *
+     * <p>An interval's record is emitted once per interval boundary t that shards report: in event
+     * time when the watermark passes t (every shard has then emitted its record of t, since a shard
+     * emits before it forwards the watermark); in processing time {@link #processingGrace} after t,
+     * to gather the shards' records of t, which their timers emit at about the same time. A shard's
+     * record of an interval already emitted is not dropped: it updates the shard's value for the
+     * next record. The final record is emitted when the watermark reaches its maximum (end of
+     * input), after every shard's final record, and the state is then cleared.
+     */
     static final class ShardSum extends KeyedProcessFunction<String, CountEstimate, CountEstimate> {
         private static final long serialVersionUID = 1L;
+        private static final long END = Long.MAX_VALUE;
+
+        /** The longest a processing-time sum waits after an interval boundary for its shards. */
+        static final long MAX_PROCESSING_GRACE_MILLIS = 1000;
+
+        private final boolean eventTime;
+        private final long processingGrace;
         private transient MapState<String, CountEstimate> latest;
+        private transient ValueState<Long> pending; // processing time: the pending boundary
+        private transient ValueState<Long> emitted; // the boundary of the last interval record
+
+        ShardSum(CountConfig config) {
+            this.eventTime = config.timeDomain() == DedupConfig.TimeDomain.EVENT_TIME;
+            this.processingGrace =
+                    Math.min(MAX_PROCESSING_GRACE_MILLIS, config.interval().toMillis() / 2);
+        }
 
         @Override
         public void open(OpenContext ctx) {
@@ -114,15 +146,73 @@ public final class BloomCount {
                             .getMapState(
                                     new MapStateDescriptor<>(
                                             "bloom-count-shards", Types.STRING, estimateType()));
+            pending =
+                    getRuntimeContext()
+                            .getState(
+                                    new ValueStateDescriptor<>(
+                                            "bloom-count-sum-pending", LongSerializer.INSTANCE));
+            emitted =
+                    getRuntimeContext()
+                            .getState(
+                                    new ValueStateDescriptor<>(
+                                            "bloom-count-sum-emitted", LongSerializer.INSTANCE));
         }
 
         @Override
         public void processElement(CountEstimate shard, Context ctx, Collector<CountEstimate> out)
                 throws Exception {
             latest.put(shard.key, shard);
+            TimerService timers = ctx.timerService();
+            timers.registerEventTimeTimer(END); // the final sum at end of input
+            Long last = emitted.value();
+            if (shard.isFinal || (last != null && shard.timestamp <= last)) {
+                return; // the final, or an interval already emitted: the next record has it
+            }
+            if (eventTime) {
+                timers.registerEventTimeTimer(shard.timestamp); // one timer per boundary
+                return;
+            }
+            Long next = pending.value();
+            if (next != null && shard.timestamp <= next) {
+                return;
+            }
+            if (next != null) {
+                // A newer boundary before the pending one fired (a slow clock): one record, later.
+                timers.deleteProcessingTimeTimer(next + processingGrace);
+            }
+            pending.update(shard.timestamp);
+            timers.registerProcessingTimeTimer(shard.timestamp + processingGrace);
+        }
+
+        @Override
+        public void onTimer(long timestamp, OnTimerContext ctx, Collector<CountEstimate> out)
+                throws Exception {
+            if (ctx.timeDomain() == TimeDomain.EVENT_TIME && timestamp == END) {
+                Long next = pending.value();
+                if (next != null) {
+                    ctx.timerService().deleteProcessingTimeTimer(next + processingGrace);
+                }
+                emit(END, true, out);
+                latest.clear();
+                pending.clear();
+                emitted.clear();
+                return;
+            }
+            Long boundary = eventTime ? Long.valueOf(timestamp) : pending.value();
+            Long last = emitted.value();
+            if (boundary == null || (last != null && boundary <= last)) {
+                return;
+            }
+            emit(boundary, false, out);
+            pending.clear();
+            emitted.update(boundary);
+        }
+
+        private void emit(long boundary, boolean isFinal, Collector<CountEstimate> out)
+                throws Exception {
             List<Estimate> parts = new ArrayList<>();
             int stages = 0;
-            boolean allFinal = true;
+            long timestamp = Long.MIN_VALUE;
             for (CountEstimate e : latest.values()) {
                 parts.add(
                         new Estimate(
@@ -131,13 +221,17 @@ public final class BloomCount {
                                 e.bitsSet,
                                 e.bits,
                                 e.hashes,
-                                e.valid));
+                                e.valid,
+                                e.saturated));
                 stages = Math.max(stages, e.stages);
-                allFinal &= e.isFinal;
+                timestamp = Math.max(timestamp, e.timestamp);
             }
-            CountEstimate sum =
-                    CountEstimate.of("*", Estimate.sum(parts), stages, shard.timestamp, allFinal);
-            out.collect(sum);
+            if (parts.isEmpty()) {
+                return;
+            }
+            // An interval record refers to its boundary; the final one to the shards' finals.
+            long time = isFinal ? timestamp : boundary;
+            out.collect(CountEstimate.of("*", Estimate.sum(parts), stages, time, isFinal));
         }
     }
 }

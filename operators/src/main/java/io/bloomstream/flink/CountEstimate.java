@@ -9,9 +9,11 @@ import org.apache.flink.annotation.PublicEvolving;
  *
  * <p>{@link #estimate} is n = m ln(m/m0) / k summed over the key's cascade stages (corrected for
  * the paged layout, see {@link Estimate}); {@link #lower} and {@link #upper} are three standard
- * errors either side. When the filter is too full for the logarithm to mean anything, {@link
- * #valid} is false, {@link #saturated} true, and estimate, lower and upper are NaN rather than a
- * number that means nothing.
+ * errors either side. {@link #valid} and {@link #saturated} are those of {@link Estimate}, decided
+ * relative to each stage's size (an empty or sparse filter, however small, is valid): a saturated
+ * filter has no zero bit left, or so few (m0 <= 3 sd(m0)) that the count has no upper bound, and
+ * then estimate, lower and upper are NaN rather than a number that means nothing. An estimate that
+ * is neither valid nor saturated (a few more zero bits, sd(m0) / m0 > 1/4) keeps its numbers.
  */
 @PublicEvolving
 public class CountEstimate {
@@ -46,10 +48,13 @@ public class CountEstimate {
     /** Cascade stages. */
     public int stages;
 
-    /** Whether the estimate can be trusted. */
+    /** Whether the estimate can be trusted (see {@link Estimate#valid()}). */
     public boolean valid;
 
-    /** Whether the filter is too full to estimate (fixed growth past capacity). */
+    /**
+     * Whether the filter is too full to bound the count (see {@link Estimate#saturated()}; fixed
+     * growth far past capacity). Implies not valid.
+     */
     public boolean saturated;
 
     /** Whether this is the key's last record (end of input, or its window closed). */
@@ -68,7 +73,7 @@ public class CountEstimate {
         CountEstimate r = new CountEstimate();
         r.key = key;
         r.valid = e.valid();
-        r.saturated = !e.valid();
+        r.saturated = e.saturated();
         r.estimate = r.saturated ? Double.NaN : e.estimate();
         r.standardError = e.standardError();
         r.lower = r.saturated ? Double.NaN : e.lower();

@@ -131,6 +131,23 @@ class BloomCountFunctionTest {
 
     @ParameterizedTest
     @EnumSource(Backend.class)
+    void aKeySizedForOneItemGivesAValidEstimateNotSaturated(Backend backend) throws Exception {
+        // expectedItems 1: a first stage of a few dozen bits, never 16 zero bits even when empty
+        try (var h = harness(eventTime(1).build(), backend)) {
+            h.open();
+            h.processElement("a,x", 1);
+            h.processWatermark(new Watermark(Long.MAX_VALUE));
+            CountEstimate e = h.extractOutputValues().get(h.extractOutputValues().size() - 1);
+            assertThat(e.isFinal).isTrue();
+            assertThat(e.bits - e.bitsSet).as("zero bits").isLessThan(16);
+            assertThat(e.saturated).as("%s", e).isFalse();
+            assertThat(e.valid).isTrue();
+            assertThat(1.0).isBetween(e.lower, e.upper);
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Backend.class)
     void theCascadeKeepsTheEstimateValidAtHundredTimesTheExpectedItems(Backend backend)
             throws Exception {
         try (var h = harness(eventTime(100).build(), backend)) {

@@ -1,6 +1,8 @@
 package io.bloomstream.flink.typeutils;
 
+import java.io.EOFException;
 import java.io.IOException;
+import java.util.Arrays;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.typeutils.SimpleTypeSerializerSnapshot;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
@@ -9,8 +11,12 @@ import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
 
 /**
- * Serializes one page of a filter: its words as a varint count then 8 bytes each. A hostile count
- * larger than {@link #MAX_WORDS} is rejected before anything is allocated.
+ * Serializes one page of a filter: its words as a varint count then 8 bytes each. A count larger
+ * than {@link #MAX_WORDS} is rejected before anything is allocated, and a smaller one is not
+ * trusted either: words are read in chunks of at most {@link #CHUNK_WORDS}, the array growing as
+ * they arrive, so a corrupt count over a truncated stream fails with an {@link EOFException} naming
+ * the count after allocating about twice the bytes actually read (at least one chunk, 512 KiB),
+ * never the 16 GiB the count claims.
  */
 @Internal
 public final class PageSerializer extends TypeSerializerSingleton<long[]> {
@@ -22,6 +28,9 @@ public final class PageSerializer extends TypeSerializerSingleton<long[]> {
 
     /** The largest page: 2^31 - 9 words (a classic filter of about 2^37 bits in one entry). */
     public static final int MAX_WORDS = Integer.MAX_VALUE - 8;
+
+    /** Words read (or bytes copied, times 8) before the array grows: 64 Ki words, 512 KiB. */
+    static final int CHUNK_WORDS = 1 << 16;
 
     private static final long[] EMPTY = new long[0];
 
@@ -60,13 +69,21 @@ public final class PageSerializer extends TypeSerializerSingleton<long[]> {
 
     @Override
     public long[] deserialize(DataInputView source) throws IOException {
-        int n = readVarInt(source);
-        if (n < 0 || n > MAX_WORDS) {
-            throw new IOException("corrupt page: word count " + n);
-        }
-        long[] page = new long[n];
-        for (int i = 0; i < n; i++) {
-            page[i] = source.readLong();
+        int n = readWordCount(source);
+        long[] page = new long[Math.min(n, CHUNK_WORDS)];
+        int read = 0;
+        try {
+            while (read < n) {
+                if (read == page.length) {
+                    // Double what has actually arrived: a lying count costs at most 2x the bytes.
+                    page = Arrays.copyOf(page, (int) Math.min(n, 2L * page.length));
+                }
+                for (; read < page.length; read++) {
+                    page[read] = source.readLong();
+                }
+            }
+        } catch (EOFException e) {
+            throw truncated(n, read, e);
         }
         return page;
     }
@@ -78,17 +95,42 @@ public final class PageSerializer extends TypeSerializerSingleton<long[]> {
 
     @Override
     public void copy(DataInputView source, DataOutputView target) throws IOException {
+        int n = readWordCount(source);
+        writeVarInt(n, target);
+        // Through a bounded buffer: DataOutputView#write(DataInputView, int) may reserve the
+        // whole length up front, or (DataOutputSerializer) refuse more than its free capacity.
+        byte[] buffer = new byte[(int) Math.min(8L * n, 8L * CHUNK_WORDS)];
+        long remaining = 8L * n;
+        try {
+            while (remaining > 0) {
+                int chunk = (int) Math.min(remaining, buffer.length);
+                source.readFully(buffer, 0, chunk);
+                target.write(buffer, 0, chunk);
+                remaining -= chunk;
+            }
+        } catch (EOFException e) {
+            throw truncated(n, (int) (n - remaining / 8), e);
+        }
+    }
+
+    private static int readWordCount(DataInputView source) throws IOException {
         int n = readVarInt(source);
         if (n < 0 || n > MAX_WORDS) {
             throw new IOException("corrupt page: word count " + n);
         }
-        writeVarInt(n, target);
-        long remaining = 8L * n;
-        while (remaining > 0) {
-            int chunk = (int) Math.min(remaining, 1 << 20);
-            target.write(source, chunk);
-            remaining -= chunk;
-        }
+        return n;
+    }
+
+    private static EOFException truncated(int words, int read, EOFException cause) {
+        EOFException e =
+                new EOFException(
+                        "corrupt page: word count "
+                                + words
+                                + " but the stream ended after about "
+                                + read
+                                + " words");
+        e.initCause(cause);
+        return e;
     }
 
     static void writeVarInt(int value, DataOutputView out) throws IOException {
