@@ -78,7 +78,11 @@ final class InspectCommand implements Callable<Integer> {
         info.put("items_added", f.itemsAdded());
         info.put(f instanceof CountingBloomFilter ? "counters_set" : "bits_set", e.setCells());
         info.put("fill_ratio", e.fillRatio());
-        info.put("estimated_items", e.valid() ? (Object) Math.round(e.estimate()) : "saturated");
+        info.put(
+                "estimated_items",
+                e.saturated()
+                        ? "saturated"
+                        : e.valid() ? (Object) Math.round(e.estimate()) : "unreliable");
         info.put("estimate_standard_error", e.standardError());
         info.put("expected_fpp", f.expectedFpp());
         if (f instanceof BloomFilter) {
