@@ -48,11 +48,13 @@ import org.apache.flink.util.OutputTag;
  * the other); their bits cannot be ORed, so the key's records then carry |A| and |B| but no union
  * or intersection ({@code NaN}, {@code valid = false}), the metric {@value #SHAPE_MISMATCH} counts
  * them and a warning names both shapes. Restore with the old config to keep the union.
+ *
+ * <p>The operator has uid and name {@link CountConfig#uidPrefix()}, default {@value #DEFAULT_UID}.
  */
 @PublicEvolving
 public final class BloomOverlap {
 
-    /** The default operator uid and name. */
+    /** The default operator uid and name (see {@link CountConfig.Builder#uidPrefix}). */
     public static final String DEFAULT_UID = "bloom-overlap";
 
     /** Counter: events without a usable id or timestamp (not counted on either side). */
@@ -104,8 +106,8 @@ public final class BloomOverlap {
                                 rejectedTagA(a.getType()),
                                 rejectedTagB(b.getType())),
                         estimateType())
-                .name(DEFAULT_UID)
-                .uid(DEFAULT_UID);
+                .name(config.uidPrefixOr(DEFAULT_UID))
+                .uid(config.uidPrefixOr(DEFAULT_UID));
     }
 
     static void checkShape(CountConfig config) {
