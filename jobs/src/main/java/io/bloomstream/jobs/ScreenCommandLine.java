@@ -14,6 +14,8 @@ import io.bloomstream.jobs.io.LineParser;
 import io.bloomstream.jobs.io.Parsed;
 import io.bloomstream.jobs.io.Rejects;
 import io.bloomstream.jobs.io.Tally;
+import io.bloomstream.jobs.io.Utf8LineFormat;
+import io.bloomstream.jobs.io.Utf8Lines;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.StringWriter;
@@ -24,7 +26,6 @@ import java.util.concurrent.Callable;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.connector.file.src.FileSource;
-import org.apache.flink.connector.file.src.reader.TextLineInputFormat;
 import org.apache.flink.core.fs.Path;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
@@ -214,7 +215,7 @@ final class ScreenCommandLine implements Callable<Integer> {
             lines =
                     env.fromSource(
                                     FileSource.forRecordStreamFormat(
-                                                    new TextLineInputFormat(), new Path(updates))
+                                                    new Utf8LineFormat(), new Path(updates))
                                             .build(),
                                     WatermarkStrategy.noWatermarks(),
                                     "commands")
@@ -237,6 +238,10 @@ final class ScreenCommandLine implements Callable<Integer> {
         public void processElement(String line, Context ctx, Collector<ScreenCommand> out) {
             if (line.isBlank() || line.startsWith("#")) {
                 return; // comments and blank lines in command files
+            }
+            if (line.startsWith(Utf8Lines.NOT_UTF8)) {
+                ctx.output(Rejects.TAG, Rejects.json(Utf8Lines.reason(line), line));
+                return;
             }
             try {
                 out.collect(ScreenCommand.parse(line));

@@ -124,6 +124,41 @@ class JobCommandsTest {
     }
 
     @Test
+    void dedupRejectsEachInvalidUtf8LineInsteadOfCollapsingThem() throws Exception {
+        // Two different lines that decode to the same "x\uFFFDy" under replacement decoding.
+        Path in = tmp.resolve("mixed.txt");
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        bytes.writeBytes("alpha\n".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        bytes.writeBytes(new byte[] {'x', (byte) 0xFF, 'y', '\n'});
+        bytes.writeBytes("gr\u00fc\u00dfe\r\n".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        bytes.writeBytes(new byte[] {'x', (byte) 0xFE, 'y', '\n'});
+        bytes.writeBytes("alpha\nbeta".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        Files.write(in, bytes.toByteArray());
+        Path out = tmp.resolve("out");
+        assertThat(
+                        cli.run(
+                                "dedup",
+                                "--input",
+                                in.toString(),
+                                "--output",
+                                out.toString(),
+                                "--expected-items",
+                                "1000",
+                                "--parallelism",
+                                "1"))
+                .as(cli.err.toString())
+                .isZero();
+        assertThat(Cli.readParts(out)).containsExactly("alpha", "gr\u00fc\u00dfe", "beta");
+        assertThat(jsonLines(out.resolve("_rejected")))
+                .containsExactlyInAnyOrder(
+                        Map.of("reason", "not valid UTF-8 at byte 1", "record_base64", "eP95"),
+                        Map.of("reason", "not valid UTF-8 at byte 1", "record_base64", "eP55"));
+        assertThat(cli.err.toString())
+                .contains("read 6 records; wrote 3 first occurrences")
+                .contains("rejected 2");
+    }
+
+    @Test
     void screenFlagsListedSendersAndRejectsBrokenRecords() throws Exception {
         Path spam = Cli.testdata().resolve("spam");
         Path filter = tmp.resolve("spam.bloom");

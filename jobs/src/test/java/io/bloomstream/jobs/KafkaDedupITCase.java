@@ -135,7 +135,7 @@ class KafkaDedupITCase {
                             dlq.stream()
                                     .filter(
                                             d ->
-                                                    d.contains("not UTF-8")
+                                                    d.contains("not valid UTF-8 at byte ")
                                                             && d.contains("record_base64")))
                     .hasSize(5);
             assertThat(dlq.stream().filter(d -> d.contains("not JSON"))).hasSize(5);

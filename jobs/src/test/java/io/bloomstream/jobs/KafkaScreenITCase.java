@@ -182,7 +182,7 @@ class KafkaScreenITCase {
             assertThat((double) falseFlags)
                     .isLessThanOrEqualTo(clean * p + 4.5 * Math.sqrt(clean * p));
             List<String> dlq = kafka.readCommitted("dlq");
-            assertThat(dlq.stream().filter(d -> d.contains("not UTF-8"))).hasSize(1);
+            assertThat(dlq.stream().filter(d -> d.contains("not valid UTF-8 at byte "))).hasSize(1);
             assertThat(dlq.stream().filter(d -> d.contains("screened field missing"))).hasSize(1);
             assertThat(dlq.stream().filter(d -> d.contains("not a screen command"))).hasSize(1);
         }

@@ -6,7 +6,8 @@ package io.bloomstream.filter;
  *
  * <p>Strings are always hashed as their UTF-8 bytes and longs as their 8 little-endian bytes, so
  * {@code add("abc")} and {@code add("abc".getBytes(UTF_8))} set the same bits, whatever the
- * strategy.
+ * strategy. (A string with a lone surrogate, which is not valid UTF-16, is hashed as its {@link
+ * Wtf8} bytes, never as {@code getBytes(UTF_8)}'s lossy {@code '?'}.)
  */
 public enum HashStrategy {
     /**

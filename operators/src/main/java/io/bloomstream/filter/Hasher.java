@@ -11,7 +11,9 @@ import java.util.Objects;
  * Immutable and thread-safe. Two filters can only be merged or compared when their hashers are
  * {@linkplain #equals equal}.
  *
- * <p>Strings hash as their UTF-8 bytes and longs as their 8 little-endian bytes.
+ * <p>Strings hash as their UTF-8 bytes (a string with a lone surrogate as its generalized UTF-8,
+ * see {@link Wtf8}, so that distinct strings never share their bytes) and longs as their 8
+ * little-endian bytes.
  */
 public final class Hasher {
 
@@ -107,9 +109,12 @@ public final class Hasher {
         return hash(data, 0, data.length);
     }
 
-    /** Hashes the UTF-8 bytes of {@code s}. */
+    /**
+     * Hashes the UTF-8 bytes of {@code s}; a lone surrogate is encoded as its own 3-byte sequence
+     * ({@link Wtf8#encode}), not as {@code '?'}, so {@code "a\uD800"} and {@code "a?"} differ.
+     */
     public Hash128 hash(String s) {
-        return hash(s.getBytes(StandardCharsets.UTF_8));
+        return hash(Wtf8.encode(s));
     }
 
     /** Hashes the 8 little-endian bytes of {@code value}. */

@@ -41,12 +41,19 @@ import org.apache.flink.util.OutputTag;
  * within its error however many items arrive; with fixed growth a filter past capacity reports
  * {@code saturated} instead of a number. Replaying events after a restore does not double-count: an
  * item already in the filter sets no bit. Set estimates between two streams: {@link BloomOverlap}.
+ *
+ * <p>The counting operator has uid and name {@link CountConfig#uidPrefix()} (default {@value
+ * #DEFAULT_UID}); {@link #global} adds a summing operator named with the prefix and {@value
+ * #SUM_SUFFIX}. Give each count of a job its own prefix.
  */
 @PublicEvolving
 public final class BloomCount {
 
-    /** The default operator uid and name. */
+    /** The default operator uid and name (see {@link CountConfig.Builder#uidPrefix}). */
     public static final String DEFAULT_UID = "bloom-count";
+
+    /** The suffix of the summing operator's uid and name in {@link #global}. */
+    public static final String SUM_SUFFIX = "-sum";
 
     private static final String REJECTED_ID = "bloom-count-rejected";
 
@@ -67,6 +74,7 @@ public final class BloomCount {
             KeyedStream<T, K> stream, IdSelector<T> id, CountConfig config) {
         Objects.requireNonNull(stream, "stream");
         Objects.requireNonNull(config, "config");
+        String prefix = config.uidPrefixOr(DEFAULT_UID);
         return stream.process(
                         new BloomCountFunction<K, T>(
                                 id,
@@ -74,8 +82,8 @@ public final class BloomCount {
                                 config.filter().expectedItems(),
                                 rejectedTag(stream.getType())),
                         estimateType())
-                .name(DEFAULT_UID)
-                .uid(DEFAULT_UID);
+                .name(prefix)
+                .uid(prefix);
     }
 
     /**
@@ -95,17 +103,18 @@ public final class BloomCount {
                 Math.max(1, (filter.expectedItems() + filter.shards() - 1) / filter.shards());
         KeyedStream<T, Integer> keyed =
                 stream.keyBy(new BloomDedup.ShardSelector<>(id, filter), Types.INT);
+        String prefix = config.uidPrefixOr(DEFAULT_UID);
         return keyed.process(
                         new BloomCountFunction<Integer, T>(
                                 id, config, perShard, rejectedTag(stream.getType())),
                         estimateType())
-                .name(DEFAULT_UID)
-                .uid(DEFAULT_UID)
+                .name(prefix)
+                .uid(prefix)
                 .keyBy(e -> "*", Types.STRING)
                 .process(new ShardSum(config), estimateType())
                 .setParallelism(1)
-                .name(DEFAULT_UID + "-sum")
-                .uid(DEFAULT_UID + "-sum");
+                .name(prefix + SUM_SUFFIX)
+                .uid(prefix + SUM_SUFFIX);
     }
 
     /**

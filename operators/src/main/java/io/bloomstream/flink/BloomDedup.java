@@ -35,9 +35,15 @@ import org.apache.flink.util.OutputTag;
  * is the same with the task's clock. A first occurrence is dropped only as a false positive, at
  * most fpp per in-order event (fpp (2G-1)/G for out-of-order events). Every event leaves on exactly
  * one of: the main output, the duplicates output (or dropped), the late output, the rejected
- * output. Restores that change the seed, the shard count or the time domain fail; see {@link
- * StateShape}. The operator has uid and name {@code bloom-dedup} unless given others with {@code
- * .uid(...)} on the result.
+ * output. Restores that change the seed, the shard count or the time domain fail with the field
+ * named (see the README).
+ *
+ * <p>The operator has uid and name {@value #DEFAULT_UID}; for another, as two dedups in one job
+ * need, call through {@link #withUidPrefix}:
+ *
+ * <pre>{@code
+ * BloomDedup.withUidPrefix("dedup-orders").perKey(orders.keyBy(Order::user), id, config);
+ * }</pre>
  */
 @PublicEvolving
 public final class BloomDedup {
@@ -70,34 +76,82 @@ public final class BloomDedup {
     }
 
     /**
+     * The dedup operators of this class with uid and name {@code uidPrefix} instead of {@value
+     * #DEFAULT_UID} (the library adds no other operator for a dedup, so the prefix is the whole
+     * uid). Give each dedup of a job its own prefix, and keep it when restoring from a savepoint.
+     *
+     * @throws IllegalArgumentException if {@code uidPrefix} is blank
+     */
+    public static Named withUidPrefix(String uidPrefix) {
+        return new Named(OperatorUids.checkPrefix(uidPrefix));
+    }
+
+    /**
      * One filter per key of {@code stream}, sized for {@link DedupConfig#expectedItems()} ids per
-     * key.
+     * key. Uid and name {@value #DEFAULT_UID}.
      */
     public static <T, K> SingleOutputStreamOperator<T> perKey(
             KeyedStream<T, K> stream, IdSelector<T> id, DedupConfig config) {
-        Objects.requireNonNull(stream, "stream");
-        return stream.process(function(stream.getType(), id, config, config.expectedItems(), 0))
-                .returns(stream.getType())
-                .name(DEFAULT_UID)
-                .uid(DEFAULT_UID);
+        return withUidPrefix(DEFAULT_UID).perKey(stream, id, config);
     }
 
     /**
      * One logical filter over the whole stream: ids are sharded by hash into {@link
      * DedupConfig#shards()} virtual keys, each with a filter for expectedItems / shards ids, so the
      * filter spreads over all parallel instances and rescales with Flink's key groups. The shard
-     * count is recorded in savepoints: a restore with another fails.
+     * count is recorded in savepoints: a restore with another fails. Uid and name {@value
+     * #DEFAULT_UID}.
      */
     public static <T> SingleOutputStreamOperator<T> global(
             DataStream<T> stream, IdSelector<T> id, DedupConfig config) {
-        Objects.requireNonNull(stream, "stream");
-        long perShard =
-                Math.max(1, (config.expectedItems() + config.shards() - 1) / config.shards());
-        KeyedStream<T, Integer> keyed = stream.keyBy(new ShardSelector<>(id, config), Types.INT);
-        return keyed.process(function(stream.getType(), id, config, perShard, config.shards()))
-                .returns(stream.getType())
-                .name(DEFAULT_UID)
-                .uid(DEFAULT_UID);
+        return withUidPrefix(DEFAULT_UID).global(stream, id, config);
+    }
+
+    /**
+     * {@link BloomDedup#perKey} and {@link BloomDedup#global} with the uid and name of {@link
+     * BloomDedup#withUidPrefix}. Immutable.
+     */
+    @PublicEvolving
+    public static final class Named {
+        private final String uidPrefix;
+
+        private Named(String uidPrefix) {
+            this.uidPrefix = uidPrefix;
+        }
+
+        /** The uid and name of the operators this adds. */
+        public String uidPrefix() {
+            return uidPrefix;
+        }
+
+        /** See {@link BloomDedup#perKey}. */
+        public <T, K> SingleOutputStreamOperator<T> perKey(
+                KeyedStream<T, K> stream, IdSelector<T> id, DedupConfig config) {
+            Objects.requireNonNull(stream, "stream");
+            return stream.process(function(stream.getType(), id, config, config.expectedItems(), 0))
+                    .returns(stream.getType())
+                    .name(uidPrefix)
+                    .uid(uidPrefix);
+        }
+
+        /** See {@link BloomDedup#global}. */
+        public <T> SingleOutputStreamOperator<T> global(
+                DataStream<T> stream, IdSelector<T> id, DedupConfig config) {
+            Objects.requireNonNull(stream, "stream");
+            long perShard =
+                    Math.max(1, (config.expectedItems() + config.shards() - 1) / config.shards());
+            KeyedStream<T, Integer> keyed =
+                    stream.keyBy(new ShardSelector<>(id, config), Types.INT);
+            return keyed.process(function(stream.getType(), id, config, perShard, config.shards()))
+                    .returns(stream.getType())
+                    .name(uidPrefix)
+                    .uid(uidPrefix);
+        }
+
+        @Override
+        public String toString() {
+            return "BloomDedup.withUidPrefix(" + uidPrefix + ")";
+        }
     }
 
     private static <K, T> BloomDedupFunction<K, T> function(

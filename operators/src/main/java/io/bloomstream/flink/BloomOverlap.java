@@ -8,7 +8,9 @@ import io.bloomstream.filter.Pages;
 import io.bloomstream.filter.SetEstimates;
 import io.bloomstream.flink.typeutils.FilterMetaSerializer;
 import io.bloomstream.flink.typeutils.PageSerializer;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import org.apache.flink.annotation.PublicEvolving;
@@ -20,10 +22,12 @@ import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.common.typeutils.base.LongSerializer;
+import org.apache.flink.metrics.Counter;
 import org.apache.flink.streaming.api.datastream.KeyedStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.functions.co.KeyedCoProcessFunction;
 import org.apache.flink.util.Collector;
+import org.apache.flink.util.OutputTag;
 
 /**
  * Set estimates between two keyed streams, for example users seen on site A and on site B per
@@ -34,21 +38,51 @@ import org.apache.flink.util.Collector;
  * <p>Both sides need filters of one shape, so the config must use {@link DedupConfig.Growth#FIXED}
  * growth (the union of two cascades has no common shape); anything else is refused when the job is
  * built. Size it for the larger side.
+ *
+ * <p>Events without a usable id, and under event time events without a timestamp, are counted on
+ * neither side: they go to the side output of their input ({@link #rejectedTagA}, {@link
+ * #rejectedTagB}), are counted in the metric {@value #REJECTED} and logged (rate-limited).
+ *
+ * <p>Each side is estimated in the shape its filter was made with. After a restore with a config of
+ * another size, a key can hold sides of different shapes (an old filter on one side, a new one on
+ * the other); their bits cannot be ORed, so the key's records then carry |A| and |B| but no union
+ * or intersection ({@code NaN}, {@code valid = false}), the metric {@value #SHAPE_MISMATCH} counts
+ * them and a warning names both shapes. Restore with the old config to keep the union.
+ *
+ * <p>The operator has uid and name {@link CountConfig#uidPrefix()}, default {@value #DEFAULT_UID}.
  */
 @PublicEvolving
 public final class BloomOverlap {
 
-    /** The default operator uid and name. */
+    /** The default operator uid and name (see {@link CountConfig.Builder#uidPrefix}). */
     public static final String DEFAULT_UID = "bloom-overlap";
 
-    /** Counter: events without a usable id (not counted on either side). */
+    /** Counter: events without a usable id or timestamp (not counted on either side). */
     public static final String REJECTED = "bloomOverlapRejected";
+
+    /** Counter: records whose union was not computed, the two sides having different shapes. */
+    public static final String SHAPE_MISMATCH = "bloomOverlapShapeMismatch";
+
+    private static final String REJECTED_A_ID = "bloom-overlap-rejected-a";
+    private static final String REJECTED_B_ID = "bloom-overlap-rejected-b";
+    private static final org.slf4j.Logger LOG =
+            org.slf4j.LoggerFactory.getLogger(BloomOverlap.class);
 
     private BloomOverlap() {}
 
     /** The type of the records. */
     public static TypeInformation<OverlapEstimate> estimateType() {
         return Types.POJO(OverlapEstimate.class);
+    }
+
+    /** The side output of events of stream A without a usable id or (under event time) time. */
+    public static <A> OutputTag<A> rejectedTagA(TypeInformation<A> type) {
+        return new OutputTag<>(REJECTED_A_ID, type);
+    }
+
+    /** The side output of events of stream B without a usable id or (under event time) time. */
+    public static <B> OutputTag<B> rejectedTagB(TypeInformation<B> type) {
+        return new OutputTag<>(REJECTED_B_ID, type);
     }
 
     /**
@@ -64,9 +98,16 @@ public final class BloomOverlap {
             CountConfig config) {
         checkShape(config);
         return a.connect(b)
-                .process(new OverlapFunction<K, A, B>(idA, idB, config), estimateType())
-                .name(DEFAULT_UID)
-                .uid(DEFAULT_UID);
+                .process(
+                        new OverlapFunction<K, A, B>(
+                                idA,
+                                idB,
+                                config,
+                                rejectedTagA(a.getType()),
+                                rejectedTagB(b.getType())),
+                        estimateType())
+                .name(config.uidPrefixOr(DEFAULT_UID))
+                .uid(config.uidPrefixOr(DEFAULT_UID));
     }
 
     static void checkShape(CountConfig config) {
@@ -89,17 +130,29 @@ public final class BloomOverlap {
         private final IdSelector<A> idA;
         private final IdSelector<B> idB;
         private final CountConfig config;
+        private final OutputTag<A> rejectedA;
+        private final OutputTag<B> rejectedB;
         private transient Hasher hasher;
         private transient CountState[] sides;
         private transient MapState<Long, long[]>[] pages;
         private transient ValueState<Long> next;
         private transient FilterSpec spec;
-        private transient org.apache.flink.metrics.Counter rejected;
+        private transient boolean eventTime;
+        private transient Counter rejected;
+        private transient RejectLog rejectLog;
+        private transient Counter shapeMismatch;
 
-        OverlapFunction(IdSelector<A> idA, IdSelector<B> idB, CountConfig config) {
+        OverlapFunction(
+                IdSelector<A> idA,
+                IdSelector<B> idB,
+                CountConfig config,
+                OutputTag<A> rejectedA,
+                OutputTag<B> rejectedB) {
             this.idA = Objects.requireNonNull(idA, "idA");
             this.idB = Objects.requireNonNull(idB, "idB");
-            this.config = config;
+            this.config = Objects.requireNonNull(config, "config");
+            this.rejectedA = Objects.requireNonNull(rejectedA, "rejectedA");
+            this.rejectedB = Objects.requireNonNull(rejectedB, "rejectedB");
         }
 
         @Override
@@ -107,7 +160,10 @@ public final class BloomOverlap {
         public void open(OpenContext ctx) {
             hasher = config.filter().hasher();
             spec = config.filter().stageSpec(config.filter().expectedItems(), 0);
+            eventTime = config.timeDomain() == DedupConfig.TimeDomain.EVENT_TIME;
             rejected = getRuntimeContext().getMetricGroup().counter(REJECTED);
+            rejectLog = new RejectLog(LOG, REJECTED);
+            shapeMismatch = getRuntimeContext().getMetricGroup().counter(SHAPE_MISMATCH);
             sides = new CountState[2];
             pages = new MapState[2];
             for (int i = 0; i < 2; i++) {
@@ -141,30 +197,47 @@ public final class BloomOverlap {
         @Override
         public void processElement1(A event, Context ctx, Collector<OverlapEstimate> out)
                 throws Exception {
-            add(0, idA.hash(event, hasher), ctx);
+            Hash128 hash = idA.hash(event, hasher);
+            String reason = reason(hash, ctx);
+            if (reason == null) {
+                add(0, hash, ctx);
+            } else {
+                reject(rejectedA, event, reason, ctx);
+            }
         }
 
         @Override
         public void processElement2(B event, Context ctx, Collector<OverlapEstimate> out)
                 throws Exception {
-            add(1, idB.hash(event, hasher), ctx);
+            Hash128 hash = idB.hash(event, hasher);
+            String reason = reason(hash, ctx);
+            if (reason == null) {
+                add(1, hash, ctx);
+            } else {
+                reject(rejectedB, event, reason, ctx);
+            }
+        }
+
+        /** Why an event cannot be counted, or null if it can. */
+        private String reason(Hash128 hash, Context ctx) {
+            if (hash == null) {
+                return "no id (null or empty)";
+            }
+            return eventTime && ctx.timestamp() == null ? "no timestamp" : null;
+        }
+
+        private <T> void reject(OutputTag<T> tag, T event, String reason, Context ctx) {
+            rejected.inc();
+            ctx.output(tag, event);
+            rejectLog.rejected(rejected.getCount(), reason, event);
         }
 
         private void add(int side, Hash128 hash, Context ctx) throws Exception {
-            if (hash == null) {
-                rejected.inc(); // no usable id: nothing to count
-                return;
-            }
             if (sides[side].add(0, hash.h1(), hash.h2())) {
                 ctx.timerService().registerEventTimeTimer(END); // the final record
             }
             if (next.value() == null) {
-                boolean eventTime = config.timeDomain() == DedupConfig.TimeDomain.EVENT_TIME;
-                Long ts = eventTime ? ctx.timestamp() : null;
-                long now =
-                        eventTime
-                                ? (ts == null ? 0 : ts)
-                                : ctx.timerService().currentProcessingTime();
+                long now = eventTime ? ctx.timestamp() : ctx.timerService().currentProcessingTime();
                 long t = config.nextTick(now);
                 if (eventTime) {
                     ctx.timerService().registerEventTimeTimer(t);
@@ -185,43 +258,85 @@ public final class BloomOverlap {
         }
 
         OverlapEstimate estimate(String key, long timestamp, boolean isFinal) throws Exception {
-            Map<Long, long[]> union = new HashMap<>();
-            long[] set = new long[2];
-            for (int i = 0; i < 2; i++) {
-                for (Map.Entry<Long, long[]> e : pages[i].entries()) {
-                    set[i] += Pages.bitCount(e.getValue());
-                    long[] words = union.get(e.getKey());
-                    if (words == null) {
-                        union.put(e.getKey(), e.getValue().clone());
-                    } else {
-                        for (int w = 0; w < words.length; w++) {
-                            words[w] |= e.getValue()[w];
-                        }
-                    }
+            List<FilterSpec> shapeA = sides[0].stageSpecs(0);
+            List<FilterSpec> shapeB = sides[1].stageSpecs(0);
+            Estimate ea = side(0);
+            Estimate eb = side(1);
+            Estimate eu;
+            if (shapeA.isEmpty() || shapeB.isEmpty()) {
+                eu = shapeA.isEmpty() ? eb : ea; // one side is empty: the union is the other
+            } else if (shapeA.equals(shapeB)) {
+                eu = union(shapeA);
+            } else {
+                eu = null; // never OR pages of different shapes
+                shapeMismatch.inc();
+                if (shapeMismatch.getCount() <= 10 || shapeMismatch.getCount() % 10_000 == 0) {
+                    LOG.warn(
+                            "Key {}: no union or intersection, the sides' filters have different"
+                                    + " shapes (A: {}, B: {}), as after a restore with another"
+                                    + " config; {} such records so far, see metric {}",
+                            key,
+                            shapeA,
+                            shapeB,
+                            shapeMismatch.getCount(),
+                            SHAPE_MISMATCH);
                 }
             }
-            long unionSet = 0;
-            for (long[] words : union.values()) {
-                unionSet += Pages.bitCount(words);
-            }
-            Estimate ea = Estimate.of(set[0], spec);
-            Estimate eb = Estimate.of(set[1], spec);
-            Estimate eu = Estimate.of(unionSet, spec);
             OverlapEstimate r = new OverlapEstimate();
             r.key = key;
             r.a = ea.estimate();
             r.aError = ea.standardError();
             r.b = eb.estimate();
             r.bError = eb.standardError();
-            r.union = eu.estimate();
-            r.unionError = eu.standardError();
-            Estimate both = SetEstimates.intersection(ea, eb, eu);
-            r.intersection = both.estimate();
-            r.intersectionError = both.standardError();
-            r.valid = both.valid();
+            if (eu == null) {
+                r.union = Double.NaN;
+                r.unionError = Double.NaN;
+                r.intersection = Double.NaN;
+                r.intersectionError = Double.NaN;
+                r.valid = false;
+            } else {
+                r.union = eu.estimate();
+                r.unionError = eu.standardError();
+                Estimate both = SetEstimates.intersection(ea, eb, eu);
+                r.intersection = both.estimate();
+                r.intersectionError = both.standardError();
+                r.valid = both.valid();
+            }
             r.isFinal = isFinal;
             r.timestamp = timestamp;
             return r;
+        }
+
+        /** A side's estimate in the shapes its stages were made with (0 for an empty side). */
+        private Estimate side(int i) throws Exception {
+            Map.Entry<Estimate, Integer> e = sides[i].estimate(0);
+            return e == null ? Estimate.of(0, spec) : e.getKey();
+        }
+
+        /** The estimate of the OR of both sides, whose stages have the shapes {@code stages}. */
+        private Estimate union(List<FilterSpec> stages) throws Exception {
+            Map<Long, long[]> union = new HashMap<>();
+            for (int i = 0; i < 2; i++) {
+                for (Map.Entry<Long, long[]> e : pages[i].entries()) {
+                    long[] words = union.get(e.getKey());
+                    if (words == null) {
+                        union.put(e.getKey(), e.getValue().clone());
+                    } else {
+                        for (int w = 0; w < words.length; w++) {
+                            words[w] |= e.getValue()[w]; // equal shapes: equal page lengths
+                        }
+                    }
+                }
+            }
+            long[] setBits = new long[stages.size()];
+            for (Map.Entry<Long, long[]> e : union.entrySet()) {
+                setBits[KeyedFilterState.stageOf(e.getKey())] += Pages.bitCount(e.getValue());
+            }
+            List<Estimate> parts = new ArrayList<>(stages.size());
+            for (int i = 0; i < stages.size(); i++) {
+                parts.add(Estimate.of(setBits[i], stages.get(i)));
+            }
+            return Estimate.sum(parts);
         }
     }
 }

@@ -39,13 +39,20 @@ import org.apache.flink.util.OutputTag;
  * new file version atomically and clears the overlay; a bad file is rejected (metric {@link
  * ScreenMetrics#LOAD_ERRORS}) and the old version stays in force.
  *
- * <p>The operator has uid and name {@code bloom-screen}.
+ * <p>The operator has uid and name {@link ScreenConfig#uidPrefix()}, default {@value #DEFAULT_UID};
+ * without a command stream, the command-less source and its flatMap are named with the prefix and
+ * {@code -no-commands} and {@code -no-commands-flat} (for the default prefix, as in earlier
+ * releases, {@code no-screen-commands} and {@code no-screen-commands-flat}). Give each screen of a
+ * job its own prefix.
  */
 @PublicEvolving
 public final class BloomScreen {
 
-    /** The default operator uid and name. */
+    /** The default operator uid and name (see {@link ScreenConfig.Builder#uidPrefix}). */
     public static final String DEFAULT_UID = "bloom-screen";
+
+    /** The uid of the command-less source under {@link #DEFAULT_UID} (kept for savepoints). */
+    private static final String DEFAULT_NO_COMMANDS_UID = "no-screen-commands";
 
     private static final String FLAGGED_ID = "bloom-screen-flagged";
     private static final String REJECTED_ID = "bloom-screen-rejected";
@@ -76,22 +83,40 @@ public final class BloomScreen {
     public static <T> SingleOutputStreamOperator<T> screen(
             DataStream<T> events, ScreenConfig<T> config) {
         Objects.requireNonNull(events, "events");
-        return screen(events, noCommands(events.getExecutionEnvironment()), config);
+        Objects.requireNonNull(config, "config");
+        return screen(
+                events, noCommands(events.getExecutionEnvironment(), config.uidPrefix()), config);
+    }
+
+    /** {@link #noCommands(StreamExecutionEnvironment, String)} under {@link #DEFAULT_UID}. */
+    public static SingleOutputStreamOperator<ScreenCommand> noCommands(
+            StreamExecutionEnvironment env) {
+        return noCommands(env, DEFAULT_UID);
     }
 
     /**
-     * A bounded stream without commands. (Flink 2.2's {@code fromData} of an empty collection fails
-     * at run time, so this filters out a one-element sequence.)
+     * A bounded stream without commands, for the screen with {@code uidPrefix}: its two operators
+     * have uids and names {@code uidPrefix-no-commands} and {@code uidPrefix-no-commands-flat}
+     * ({@code no-screen-commands} and {@code no-screen-commands-flat} under {@link #DEFAULT_UID}).
+     * (Flink 2.2's {@code fromData} of an empty collection fails at run time, so this filters out a
+     * one-element sequence.)
+     *
+     * @throws IllegalArgumentException if {@code uidPrefix} is blank
      */
     public static SingleOutputStreamOperator<ScreenCommand> noCommands(
-            StreamExecutionEnvironment env) {
+            StreamExecutionEnvironment env, String uidPrefix) {
+        String uid = noCommandsUid(OperatorUids.checkPrefix(uidPrefix));
         return env.fromSequence(0, 0)
-                .name("no-screen-commands")
-                .uid("no-screen-commands")
+                .name(uid)
+                .uid(uid)
                 .flatMap((Long ignored, Collector<ScreenCommand> out) -> {})
                 .returns(commandType())
-                .name("no-screen-commands-flat")
-                .uid("no-screen-commands-flat");
+                .name(uid + "-flat")
+                .uid(uid + "-flat");
+    }
+
+    static String noCommandsUid(String uidPrefix) {
+        return uidPrefix.equals(DEFAULT_UID) ? DEFAULT_NO_COMMANDS_UID : uidPrefix + "-no-commands";
     }
 
     /** Screens {@code events}, applying the live updates of {@code commands}. */
@@ -102,17 +127,21 @@ public final class BloomScreen {
                 events,
                 commands,
                 new ScreenFunction<>(
-                        config, flaggedTag(events.getType()), rejectedTag(events.getType())));
+                        config, flaggedTag(events.getType()), rejectedTag(events.getType())),
+                config.uidPrefix());
     }
 
     static <T> SingleOutputStreamOperator<T> apply(
-            DataStream<T> events, DataStream<ScreenCommand> commands, ScreenFunction<T> function) {
+            DataStream<T> events,
+            DataStream<ScreenCommand> commands,
+            ScreenFunction<T> function,
+            String uidPrefix) {
         Objects.requireNonNull(commands, "commands");
         return events.connect(
                         commands.broadcast(
                                 ScreenFunction.OVERLAY_STATE, ScreenFunction.FILTER_STATE))
                 .process(function, events.getType())
-                .name(DEFAULT_UID)
-                .uid(DEFAULT_UID);
+                .name(uidPrefix)
+                .uid(uidPrefix);
     }
 }

@@ -27,6 +27,7 @@ public final class CountConfig implements Serializable {
     private final boolean onChangeOnly;
     private final Duration window;
     private final int openWindows;
+    private final String uidPrefix;
 
     private CountConfig(Builder b) {
         this.filter = b.filter;
@@ -35,6 +36,7 @@ public final class CountConfig implements Serializable {
         this.onChangeOnly = b.onChangeOnly;
         this.window = b.window;
         this.openWindows = b.openWindows;
+        this.uidPrefix = b.uidPrefix;
     }
 
     /** A builder with the defaults. */
@@ -72,6 +74,20 @@ public final class CountConfig implements Serializable {
         return openWindows;
     }
 
+    /**
+     * The uid and name of the operator, and the prefix of the helper operators it adds; null (the
+     * default) for the operator's own default, {@link BloomCount#DEFAULT_UID} or {@link
+     * BloomOverlap#DEFAULT_UID}.
+     */
+    public String uidPrefix() {
+        return uidPrefix;
+    }
+
+    /** {@link #uidPrefix()}, or {@code defaultPrefix} when not set. */
+    String uidPrefixOr(String defaultPrefix) {
+        return uidPrefix != null ? uidPrefix : defaultPrefix;
+    }
+
     /** The first emission boundary (a multiple of the interval) after {@code time}. */
     long nextTick(long time) {
         long interval = this.interval.toMillis();
@@ -92,6 +108,7 @@ public final class CountConfig implements Serializable {
                 + window
                 + ", openWindows="
                 + openWindows
+                + (uidPrefix == null ? "" : ", uidPrefix=" + uidPrefix)
                 + "}";
     }
 
@@ -103,6 +120,7 @@ public final class CountConfig implements Serializable {
         private boolean onChangeOnly;
         private Duration window;
         private int openWindows = DEFAULT_OPEN_WINDOWS;
+        private String uidPrefix;
 
         private Builder() {}
 
@@ -159,6 +177,19 @@ public final class CountConfig implements Serializable {
                         "openWindows must be in [1, 64], was " + openWindows);
             }
             this.openWindows = openWindows;
+            return this;
+        }
+
+        /**
+         * The uid and name of the counting (or overlap) operator; {@link BloomCount#global} names
+         * its summing operator with this prefix and {@code -sum}. Default: {@link
+         * BloomCount#DEFAULT_UID} or {@link BloomOverlap#DEFAULT_UID}, which keep the uids of
+         * earlier releases. Give each count of a job its own prefix.
+         *
+         * @throws IllegalArgumentException if the prefix is blank
+         */
+        public Builder uidPrefix(String uidPrefix) {
+            this.uidPrefix = OperatorUids.checkPrefix(uidPrefix);
             return this;
         }
 

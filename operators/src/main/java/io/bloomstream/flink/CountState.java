@@ -143,6 +143,21 @@ final class CountState {
         return n;
     }
 
+    /**
+     * The shapes of {@code window}'s stages as they were made (a restore with another config keeps
+     * them), oldest first; empty if the window has no filter.
+     */
+    List<FilterSpec> stageSpecs(long window) throws Exception {
+        FilterMeta meta = metaState.value();
+        List<FilterSpec> specs = new ArrayList<>();
+        if (meta != null && meta.buckets[slotOf(meta, window)] == window) {
+            for (FilterMeta.Stage s : meta.slots.get(slotOf(meta, window))) {
+                specs.add(s.spec(hasher));
+            }
+        }
+        return specs;
+    }
+
     /** The estimate of {@code window}'s filter and its stage count, or null if it has none. */
     Map.Entry<Estimate, Integer> estimate(long window) throws Exception {
         FilterMeta meta = metaState.value();

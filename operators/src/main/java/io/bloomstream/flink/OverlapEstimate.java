@@ -36,7 +36,10 @@ public class OverlapEstimate {
     /** See {@link #intersection}. */
     public double intersectionError;
 
-    /** Whether all three estimates are valid (no filter saturated). */
+    /**
+     * Whether all three estimates are valid: no filter saturated, and both sides' filters have one
+     * shape (else union and intersection are NaN; see {@link BloomOverlap}).
+     */
     public boolean valid;
 
     /** Whether this is the key's record at the end of input. */

@@ -39,6 +39,7 @@ public final class ScreenConfig<T> implements Serializable {
     private final long sipK0;
     private final long sipK1;
     private final boolean sipHash;
+    private final String uidPrefix;
 
     private ScreenConfig(Builder<T> b) {
         this.filterPath = b.filterPath;
@@ -50,6 +51,7 @@ public final class ScreenConfig<T> implements Serializable {
         this.sipHash = b.sipHash;
         this.sipK0 = b.sipK0;
         this.sipK1 = b.sipK1;
+        this.uidPrefix = b.uidPrefix;
     }
 
     /** A builder with the defaults. */
@@ -91,6 +93,14 @@ public final class ScreenConfig<T> implements Serializable {
         return sipHash ? Hasher.sipHash24(sipK0, sipK1) : Hasher.xxh3(seed);
     }
 
+    /**
+     * The uid and name of the screen operator, and the prefix of the helper operators it adds
+     * (default {@link BloomScreen#DEFAULT_UID}); see {@link BloomScreen}.
+     */
+    public String uidPrefix() {
+        return uidPrefix;
+    }
+
     @Override
     public String toString() {
         return "ScreenConfig{filterPath="
@@ -103,6 +113,8 @@ public final class ScreenConfig<T> implements Serializable {
                 + fieldNames
                 + ", hasher="
                 + (sipHash ? "SIPHASH_2_4 (keyed)" : "XXH3_128 seed " + seed)
+                + ", uidPrefix="
+                + uidPrefix
                 + "}";
     }
 
@@ -116,6 +128,7 @@ public final class ScreenConfig<T> implements Serializable {
         private boolean sipHash;
         private long sipK0;
         private long sipK1;
+        private String uidPrefix = BloomScreen.DEFAULT_UID;
 
         private Builder() {}
 
@@ -174,6 +187,18 @@ public final class ScreenConfig<T> implements Serializable {
             this.sipHash = true;
             this.sipK0 = k0;
             this.sipK1 = k1;
+            return this;
+        }
+
+        /**
+         * The uid and name of the screen operator; helper operators get this prefix and a suffix
+         * (default {@link BloomScreen#DEFAULT_UID}, which keeps the uids of earlier releases). Give
+         * each screen of a job its own prefix.
+         *
+         * @throws IllegalArgumentException if the prefix is blank
+         */
+        public Builder<T> uidPrefix(String uidPrefix) {
+            this.uidPrefix = OperatorUids.checkPrefix(uidPrefix);
             return this;
         }
 

@@ -196,7 +196,7 @@ class BloomScreenITCase {
                         .field("from", e -> e.split("\\|", -1)[1])
                         .build();
         SingleOutputStreamOperator<String> clean =
-                BloomScreen.apply(events, commands, new CountingScreen(config));
+                BloomScreen.apply(events, commands, new CountingScreen(config), config.uidPrefix());
         clean.map(new FailAfterUpdatesCheckpointed())
                 .returns(Types.STRING)
                 .sinkTo(sink(tmp, "clean"));

@@ -12,7 +12,6 @@ import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.connector.base.DeliveryGuarantee;
 import org.apache.flink.connector.file.sink.FileSink;
 import org.apache.flink.connector.file.src.FileSource;
-import org.apache.flink.connector.file.src.reader.TextLineInputFormat;
 import org.apache.flink.connector.kafka.sink.KafkaRecordSerializationSchema;
 import org.apache.flink.connector.kafka.sink.KafkaSink;
 import org.apache.flink.connector.kafka.source.KafkaSource;
@@ -182,8 +181,7 @@ public final class IoOptions {
                     .uid(name);
         }
         FileSource<String> files =
-                FileSource.forRecordStreamFormat(new TextLineInputFormat(), new Path(input))
-                        .build();
+                FileSource.forRecordStreamFormat(new Utf8LineFormat(), new Path(input)).build();
         return env.fromSource(files, WatermarkStrategy.noWatermarks(), name).uid(name);
     }
 

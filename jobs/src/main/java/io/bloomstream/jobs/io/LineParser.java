@@ -66,7 +66,7 @@ public final class LineParser implements Serializable {
             throw new BadRecord("null record");
         }
         if (line.startsWith(Utf8Lines.NOT_UTF8)) {
-            throw new BadRecord("not UTF-8");
+            throw new BadRecord(Utf8Lines.reason(line));
         }
         if (format == Format.TEXT) {
             if (line.isBlank()) {

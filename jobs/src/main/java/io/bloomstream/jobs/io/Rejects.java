@@ -55,6 +55,10 @@ public final class Rejects extends ProcessFunction<String, Parsed> {
     @Override
     public void processElement(String line, Context ctx, Collector<Parsed> collector) {
         in.add(1);
+        if (line != null && line.startsWith(Utf8Lines.NOT_UTF8)) {
+            reject(Utf8Lines.reason(line), line, ctx); // whatever the parser
+            return;
+        }
         try {
             collector.collect(parser.parse(line));
         } catch (LineParser.BadRecord e) {

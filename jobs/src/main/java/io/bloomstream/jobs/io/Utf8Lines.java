@@ -1,19 +1,23 @@
 package io.bloomstream.jobs.io;
 
 import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CharsetDecoder;
+import java.nio.charset.CoderResult;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.Base64;
 import org.apache.flink.api.common.serialization.DeserializationSchema;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 
 /**
- * Decodes Kafka record values as strict UTF-8. A value that is not UTF-8 is not dropped: it becomes
- * {@link #NOT_UTF8} followed by its Base64, which the parser rejects to the dead-letter output with
- * the original bytes recoverable.
+ * Decodes Kafka record values as strict UTF-8 (file lines: {@link Utf8LineFormat}). A value that is
+ * not UTF-8 is not dropped, nor collapsed with another by replacement characters: it becomes {@link
+ * #NOT_UTF8} followed by its Base64, which the parser rejects to the dead-letter output with the
+ * reason {@code "not valid UTF-8 at byte N"} and the original bytes recoverable.
  */
 public final class Utf8Lines implements DeserializationSchema<String> {
 
@@ -31,17 +35,45 @@ public final class Utf8Lines implements DeserializationSchema<String> {
             return NOT_UTF8;
         }
         if (decoder == null) {
-            decoder =
-                    StandardCharsets.UTF_8
-                            .newDecoder()
-                            .onMalformedInput(CodingErrorAction.REPORT)
-                            .onUnmappableCharacter(CodingErrorAction.REPORT);
+            decoder = strictDecoder();
         }
+        return decode(decoder, message, message.length);
+    }
+
+    /** A UTF-8 decoder that reports malformed input instead of replacing it. */
+    static CharsetDecoder strictDecoder() {
+        return StandardCharsets.UTF_8
+                .newDecoder()
+                .onMalformedInput(CodingErrorAction.REPORT)
+                .onUnmappableCharacter(CodingErrorAction.REPORT);
+    }
+
+    /**
+     * {@code bytes[0, length)} decoded by the strict {@code decoder}, or {@link #NOT_UTF8} followed
+     * by the Base64 of those bytes when they are not UTF-8.
+     */
+    static String decode(CharsetDecoder decoder, byte[] bytes, int length) {
         try {
-            return decoder.decode(ByteBuffer.wrap(message)).toString(); // resets the decoder
+            return decoder.decode(ByteBuffer.wrap(bytes, 0, length)).toString(); // resets it
         } catch (CharacterCodingException e) {
-            return NOT_UTF8 + Base64.getEncoder().encodeToString(message);
+            return NOT_UTF8 + Base64.getEncoder().encodeToString(Arrays.copyOf(bytes, length));
         }
+    }
+
+    /**
+     * The reason a {@link #NOT_UTF8} record was rejected: {@code "not valid UTF-8 at byte N"}, N
+     * being the 0-based offset of the first byte that is not UTF-8.
+     */
+    public static String reason(String notUtf8) {
+        byte[] bytes;
+        try {
+            bytes = Base64.getDecoder().decode(notUtf8.substring(NOT_UTF8.length()));
+        } catch (IllegalArgumentException e) {
+            return "not valid UTF-8";
+        }
+        ByteBuffer in = ByteBuffer.wrap(bytes);
+        CoderResult r = strictDecoder().decode(in, CharBuffer.allocate(bytes.length), true);
+        return r.isError() ? "not valid UTF-8 at byte " + in.position() : "not valid UTF-8";
     }
 
     @Override
