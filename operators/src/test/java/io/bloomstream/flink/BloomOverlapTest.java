@@ -21,8 +21,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 class BloomOverlapTest {
 
     private static final int SIZE = 20_000;
-    private static final OutputTag<String> REJECTED_A = BloomOverlap.rejectedTagA(Types.STRING);
-    private static final OutputTag<String> REJECTED_B = BloomOverlap.rejectedTagB(Types.STRING);
+    static final OutputTag<String> REJECTED_A = BloomOverlap.rejectedTagA(Types.STRING);
+    static final OutputTag<String> REJECTED_B = BloomOverlap.rejectedTagB(Types.STRING);
 
     static CountConfig config(DedupConfig filter) {
         return CountConfig.builder()

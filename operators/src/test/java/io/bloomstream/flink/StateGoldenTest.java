@@ -61,7 +61,9 @@ class StateGoldenTest {
                                 new BloomOverlap.OverlapFunction<String, String, String>(
                                         DedupHarness.idSelector(),
                                         DedupHarness.idSelector(),
-                                        overlapConfig())),
+                                        overlapConfig(),
+                                        BloomOverlapTest.REJECTED_A,
+                                        BloomOverlapTest.REJECTED_B)),
                         DedupHarness::key,
                         DedupHarness::key,
                         Types.STRING);
