@@ -13,9 +13,13 @@ import io.bloomstream.flink.DedupScenario.Mode;
 import io.bloomstream.flink.DedupScenario.Restore;
 import io.bloomstream.flink.DedupScenario.Stamp;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Queue;
+import java.util.Set;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
@@ -54,6 +58,7 @@ final class DedupModelRun implements AutoCloseable {
     private DedupModel model;
     private List<KeyedOneInputStreamOperatorTestHarness<String, String, String>> subtasks =
             new ArrayList<>();
+    private final Map<String, Set<Integer>> floodIds = new HashMap<>();
     private long now = DedupScenario.START;
     private long checkpointId;
     private int restores;
@@ -90,6 +95,8 @@ final class DedupModelRun implements AutoCloseable {
                 for (int id : b.ids()) {
                     event(b.key(), id, now - b.lag());
                 }
+            } else if (step instanceof DedupScenario.Flood f) {
+                flood(f);
             } else if (step instanceof DedupScenario.Watermark w) {
                 long wm = now - w.lag();
                 if (wm > model.watermark()) {
@@ -111,6 +118,26 @@ final class DedupModelRun implements AutoCloseable {
                         .as("keys with state after the final watermark%s", where())
                         .isZero();
             }
+        }
+    }
+
+    /**
+     * Floods a key with ids f{from}... A fixed filter past its capacity may exceed its rate, so
+     * under fixed growth a key gets at most expectedItems - {@link DedupScenario#IDS} distinct
+     * flood ids over the run (the small alphabet takes the rest): no generation of it then holds
+     * more than its capacity, and the false-positive bound stays valid.
+     */
+    private void flood(DedupScenario.Flood f) throws Exception {
+        String key = "k" + f.key();
+        Set<Integer> ids = floodIds.computeIfAbsent(key, k -> new HashSet<>());
+        for (int i = f.from(); i < f.from() + f.count(); i++) {
+            if (base.fixed()
+                    && !ids.contains(i)
+                    && ids.size() >= base.expectedItems() - DedupScenario.IDS) {
+                continue;
+            }
+            ids.add(i);
+            event(f.key(), "f" + i, now);
         }
     }
 
@@ -145,8 +172,11 @@ final class DedupModelRun implements AutoCloseable {
     }
 
     private void event(int keyIndex, int idIndex, Long timestamp) throws Exception {
+        event(keyIndex, idIndex < 0 ? "" : "i" + idIndex, timestamp);
+    }
+
+    private void event(int keyIndex, String id, Long timestamp) throws Exception {
         String key = "k" + keyIndex;
-        String id = idIndex < 0 ? "" : "i" + idIndex;
         String value = key + "," + id;
         Expect expect = model.expect(key, id, timestamp, now);
         var h = subtasks.get(owner(key, subtasks.size()));

@@ -10,6 +10,7 @@ import io.bloomstream.flink.DedupHarness.Backend;
 import java.time.Duration;
 import java.util.List;
 import net.jqwik.api.Arbitrary;
+import net.jqwik.api.EdgeCasesMode;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
@@ -59,12 +60,12 @@ class DedupModelTest {
         return DedupScenario.scenarios(MAX_STEPS);
     }
 
-    @Property(tries = HEAP_TRIES, seed = HEAP_SEED)
+    @Property(tries = HEAP_TRIES, seed = HEAP_SEED, edgeCases = EdgeCasesMode.NONE)
     void heapOperatorFollowsTheModel(@ForAll("scenarios") DedupScenario scenario) throws Exception {
         check(scenario, Backend.HEAP);
     }
 
-    @Property(tries = ROCKSDB_TRIES, seed = ROCKSDB_SEED)
+    @Property(tries = ROCKSDB_TRIES, seed = ROCKSDB_SEED, edgeCases = EdgeCasesMode.NONE)
     void rocksDbOperatorFollowsTheModel(@ForAll("scenarios") DedupScenario scenario)
             throws Exception {
         check(scenario, Backend.ROCKSDB);

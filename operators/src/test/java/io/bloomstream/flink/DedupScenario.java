@@ -80,7 +80,7 @@ record DedupScenario(Base base, int parallelism, List<Step> steps) {
     }
 
     /** One step of a scenario. */
-    sealed interface Step permits Event, Burst, Watermark, Advance, Restore {}
+    sealed interface Step permits Event, Burst, Flood, Watermark, Advance, Restore {}
 
     /** Where an event's timestamp lies. */
     enum Stamp {
@@ -99,6 +99,13 @@ record DedupScenario(Base base, int parallelism, List<Step> steps) {
 
     /** Several events of one key, each {@code lag} behind the clock (a burst of late events). */
     record Burst(int key, List<Integer> ids, long lag) implements Step {}
+
+    /**
+     * {@code count} events of one key at the clock with ids f{from} to f{from + count - 1}: fills
+     * the key's filter past its expected items so that false positives occur (scalable growth only:
+     * a fixed filter past capacity is allowed to exceed its rate). Overlapping floods repeat ids.
+     */
+    record Flood(int key, int from, int count) implements Step {}
 
     /** A watermark {@code lag} behind the clock, sent when it is above the last one. */
     record Watermark(long lag) implements Step {}
@@ -136,7 +143,12 @@ record DedupScenario(Base base, int parallelism, List<Step> steps) {
 
     static Arbitrary<DedupScenario> scenarios(int maxSteps) {
         return Combinators.combine(
-                        bases(), Arbitraries.of(1, 2), anyStep().list().ofMaxSize(maxSteps))
+                        bases(),
+                        Arbitraries.of(1, 2),
+                        anyStep()
+                                .list()
+                                .ofMaxSize(maxSteps)
+                                .withSizeDistribution(RandomDistribution.uniform()))
                 .as(DedupScenario::new);
     }
 
@@ -218,6 +230,12 @@ record DedupScenario(Base base, int parallelism, List<Step> steps) {
                                 id.list().ofMinSize(2).ofMaxSize(8),
                                 Arbitraries.longs().between(0, 600))
                         .as(Burst::new);
+        Arbitrary<Step> flood =
+                Combinators.combine(
+                                key,
+                                Arbitraries.integers().between(0, 400),
+                                Arbitraries.integers().between(1, 300))
+                        .as(Flood::new);
         Arbitrary<Step> watermark = Arbitraries.longs().between(0, 100).map(Watermark::new);
         Arbitrary<Step> advance = Arbitraries.longs().between(1, 400).map(Advance::new);
         Arbitrary<Step> restore =
@@ -231,6 +249,7 @@ record DedupScenario(Base base, int parallelism, List<Step> steps) {
         return Arbitraries.frequencyOf(
                 Tuple.of(60, event),
                 Tuple.of(3, burst),
+                Tuple.of(2, flood),
                 Tuple.of(12, watermark),
                 Tuple.of(4, advance),
                 Tuple.of(3, restore));
