@@ -46,8 +46,8 @@ import org.junit.jupiter.params.provider.EnumSource;
 @AddLifecycleHook(DedupModelTest.ScaledTries.class)
 class DedupModelTest {
 
-    static final int HEAP_TRIES = 160;
-    static final int ROCKSDB_TRIES = 20;
+    static final int HEAP_TRIES = 500;
+    static final int ROCKSDB_TRIES = 60;
     static final String HEAP_SEED = "20240611";
     static final String ROCKSDB_SEED = "31337";
     static final int MAX_STEPS = 150;
