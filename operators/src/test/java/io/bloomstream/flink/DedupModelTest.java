@@ -18,6 +18,7 @@ import net.jqwik.api.lifecycle.AddLifecycleHook;
 import net.jqwik.api.lifecycle.AfterProperty;
 import net.jqwik.api.lifecycle.AroundPropertyHook;
 import net.jqwik.api.lifecycle.BeforeProperty;
+import net.jqwik.api.lifecycle.PropagationMode;
 import net.jqwik.api.lifecycle.PropertyExecutionResult;
 import net.jqwik.api.lifecycle.PropertyExecutor;
 import net.jqwik.api.lifecycle.PropertyLifecycleContext;
@@ -43,7 +44,9 @@ import org.junit.jupiter.params.provider.EnumSource;
  * mean = sum of p_bound, so it is asserted to be at most mean + 4.5 sqrt(mean) + 3: the Poisson
  * upper tail at 4.5 sigma with an additive slack for small means (a false alarm well below 10^-4).
  */
-@AddLifecycleHook(DedupModelTest.ScaledTries.class)
+@AddLifecycleHook(
+        value = DedupModelTest.ScaledTries.class,
+        propagateTo = PropagationMode.DIRECT_DESCENDANTS)
 class DedupModelTest {
 
     static final int HEAP_TRIES = 500;
