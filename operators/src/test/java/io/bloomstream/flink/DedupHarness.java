@@ -68,15 +68,24 @@ final class DedupHarness {
 
     static KeyedOneInputStreamOperatorTestHarness<String, String, String> create(
             DedupConfig config, Backend backend, int parallelism, int subtask) throws Exception {
+        return create(config, backend, parallelism, subtask, config.expectedItems(), 0);
+    }
+
+    /**
+     * A harness whose function sizes each key's filter for {@code itemsPerKey} ids and runs in
+     * per-key mode ({@code shards} 0) or as one of {@code shards} virtual keys of global mode.
+     */
+    static KeyedOneInputStreamOperatorTestHarness<String, String, String> create(
+            DedupConfig config,
+            Backend backend,
+            int parallelism,
+            int subtask,
+            long itemsPerKey,
+            int shards)
+            throws Exception {
         BloomDedupFunction<String, String> fn =
                 new BloomDedupFunction<>(
-                        idSelector(),
-                        config,
-                        config.expectedItems(),
-                        0,
-                        DUPLICATES,
-                        REJECTED,
-                        LATE);
+                        idSelector(), config, itemsPerKey, shards, DUPLICATES, REJECTED, LATE);
         KeyedOneInputStreamOperatorTestHarness<String, String, String> h =
                 new KeyedOneInputStreamOperatorTestHarness<>(
                         new KeyedProcessOperator<>(fn),
