@@ -106,10 +106,18 @@ final class StateShape {
                         "cannot restore dedup state: field "
                                 + name
                                 + " was "
-                                + was
+                                + display(was)
                                 + " in the savepoint and is "
-                                + now
-                                + " in the job's config; restore with the savepoint's "
+                                + display(now)
+                                + " in the job's config"
+                                + (name.equals("timeDomain")
+                                        ? " (retentionMillis "
+                                                + recorded.fields.get("retentionMillis")
+                                                + " and "
+                                                + fields.get("retentionMillis")
+                                                + ")"
+                                        : "")
+                                + "; restore with the savepoint's "
                                 + name
                                 + " (changing it would let duplicates pass or drop first"
                                 + " occurrences)");
@@ -127,6 +135,18 @@ final class StateShape {
                         e.getValue());
             }
         }
+    }
+
+    /** A value for a message: hexadecimal seeds also in decimal, as the config takes them. */
+    private static String display(String value) {
+        if (value != null && value.startsWith("0x")) {
+            try {
+                return Long.parseUnsignedLong(value.substring(2), 16) + " (" + value + ")";
+            } catch (NumberFormatException e) {
+                return value;
+            }
+        }
+        return value;
     }
 
     @Override

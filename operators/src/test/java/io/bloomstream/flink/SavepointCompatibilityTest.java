@@ -101,8 +101,9 @@ class SavepointCompatibilityTest {
                                 h.initializeState(state);
                                 h.open();
                             })
-                    .hasStackTraceContaining("field seed was 0x626c6f6f6d737472")
-                    .hasStackTraceContaining("is 0x7 in the job's config");
+                    .hasStackTraceContaining(
+                            "field seed was 7092166037570024562 (0x626c6f6f6d737472)")
+                    .hasStackTraceContaining("is 7 (0x7) in the job's config");
         }
     }
 
