@@ -134,6 +134,34 @@ class BloomDedupFunctionTest {
         }
     }
 
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void aKeyWithMoreBucketsThanSlotsWidensAGenerationAndForgetsNothing(Backend backend)
+            throws Exception {
+        // 10 ms buckets; 100 events of one key 1 s apart need 100 generations, past the 64 a key
+        // can hold: later buckets join the nearest generation, which then covers a range.
+        DedupConfig config =
+                DedupConfig.builder()
+                        .expectedItems(1000)
+                        .fpp(0.001)
+                        .retention(Duration.ofMillis(10), DedupConfig.TimeDomain.EVENT_TIME)
+                        .emitDuplicates(true)
+                        .build();
+        try (var h = DedupHarness.create(config, backend, 1, 0)) {
+            h.open();
+            for (int i = 0; i < 100; i++) {
+                h.processElement("a," + i, 1_000L * i);
+            }
+            for (int i = 0; i < 100; i++) {
+                h.processElement("a," + i, 1_000L * i + 5); // 5 ms later: a duplicate
+            }
+            assertThat(output(h)).hasSize(100);
+            assertThat(side(h, DUPLICATES)).hasSize(100);
+            h.processWatermark(Long.MAX_VALUE);
+            assertThat(DedupHarness.keysWithState(h)).isZero();
+        }
+    }
+
     @Test
     void eventTimeRetentionRejectsEventsWithoutTimestamp() throws Exception {
         DedupConfig config =

@@ -123,9 +123,10 @@ final class DedupModelRun implements AutoCloseable {
 
     /**
      * Floods a key with ids f{from}... A fixed filter past its capacity may exceed its rate, so
-     * under fixed growth a key gets at most expectedItems - {@link DedupScenario#IDS} distinct
-     * flood ids over the run (the small alphabet takes the rest): no generation of it then holds
-     * more than its capacity, and the false-positive bound stays valid.
+     * under fixed growth a key gets at most (the ids one generation is sized for, {@link
+     * DedupConfig#generationItems}) - {@link DedupScenario#IDS} distinct flood ids over the run
+     * (the small alphabet takes the rest): no generation of it then holds more than its capacity,
+     * and the false-positive bound stays valid.
      */
     private void flood(DedupScenario.Flood f) throws Exception {
         String key = "k" + f.key();
@@ -133,7 +134,9 @@ final class DedupModelRun implements AutoCloseable {
         for (int i = f.from(); i < f.from() + f.count(); i++) {
             if (base.fixed()
                     && !ids.contains(i)
-                    && ids.size() >= base.expectedItems() - DedupScenario.IDS) {
+                    && ids.size()
+                            >= base.config().generationItems(base.expectedItems())
+                                    - DedupScenario.IDS) {
                 continue;
             }
             ids.add(i);
