@@ -25,12 +25,13 @@ package io.bloomstream.filter;
  *       upper bound of n, ln(m / (m0 - z sd(m0))) / -ln(1 - q), does not exist: the bits cannot
  *       bound the count from above. The value is then the largest the filter can resolve (m0 = 0
  *       counts as half a zero cell), never an exception or infinity.
- *   <li>{@linkplain #valid() Valid}: not saturated, sd(m0) / m0 <= {@link #MAX_LOG_ERROR} (the
- *       standard error of ln(m/m0), so the delta-method error of the logarithm is meaningful) and
- *       se(n) <= {@link #MAX_RELATIVE_ERROR} max(n, 10). For a large filter sd(m0) ~ sqrt(m0) near
- *       full, so the first bound is m0 >= 16 zero cells, and saturation m0 <= 9; for a small or
- *       sparse filter m0 is close to m and nearly certain, so it is valid (an empty filter:
- *       estimate 0, error 0).
+ *   <li>{@linkplain #valid() Valid}: not saturated, and either se(n) <= 1 item (meaningful whatever
+ *       the filter's size, as for a filter of a few bits sized for one or two items), or sd(m0) /
+ *       m0 <= {@link #MAX_LOG_ERROR} (the standard error of ln(m/m0), so the delta-method error of
+ *       the logarithm is meaningful) and se(n) <= {@link #MAX_RELATIVE_ERROR} max(n, 10). For a
+ *       large filter sd(m0) ~ sqrt(m0) near full, so the first bound is m0 >= 16 zero cells, and
+ *       saturation m0 <= 9; for a small or sparse filter m0 is close to m and nearly certain, so it
+ *       is valid (an empty filter: estimate 0, error 0).
  * </ul>
  *
  * A sum of estimates is valid when all parts are and saturated when any part is.
@@ -109,11 +110,13 @@ public record Estimate(
         double zeroSd = Math.sqrt(zeroVariance(n, pages, b, hashes));
         double se = zeroSd / (zeroForLog * c);
         boolean saturated = zero == 0 || zero <= DEFAULT_Z * zeroSd;
-        // Relative to at least 10 items: below that an error under one item is still fine.
+        // An error of at most one item is meaningful whatever the filter's size (a filter of a few
+        // bits sized for one or two items); otherwise the log error and the relative error decide.
         boolean valid =
                 !saturated
-                        && zeroSd <= MAX_LOG_ERROR * zero
-                        && se / Math.max(n, 10) <= MAX_RELATIVE_ERROR;
+                        && (se <= 1
+                                || (zeroSd <= MAX_LOG_ERROR * zero
+                                        && se / Math.max(n, 10) <= MAX_RELATIVE_ERROR));
         return new Estimate(n, se, setCells, cells, hashes, valid, saturated);
     }
 
