@@ -43,11 +43,12 @@ import org.apache.flink.util.OutputTag;
  * neither side: they go to the side output of their input ({@link #rejectedTagA}, {@link
  * #rejectedTagB}), are counted in the metric {@value #REJECTED} and logged (rate-limited).
  *
- * <p>Each side is estimated in the shape its filter was made with. After a restore with a config of
- * another size, a key can hold sides of different shapes (an old filter on one side, a new one on
- * the other); their bits cannot be ORed, so the key's records then carry |A| and |B| but no union
- * or intersection ({@code NaN}, {@code valid = false}), the metric {@value #SHAPE_MISMATCH} counts
- * them and a warning names both shapes. Restore with the old config to keep the union.
+ * <p>Each side is estimated in the shape its filter was made with, and a side's first filter takes
+ * the shape of the other side's filter when that exists, so after a restore with a config of
+ * another size a key whose one side was made before keeps ORable sides and its union. Should a key
+ * still hold sides of different shapes (state written before bloomstream 0.2), their bits are never
+ * ORed: the key's records carry |A| and |B| but no union or intersection ({@code NaN}, {@code valid
+ * = false}), the metric {@value #SHAPE_MISMATCH} counts them and a warning names both shapes.
  *
  * <p>The operator has uid and name {@link CountConfig#uidPrefix()}, default {@value #DEFAULT_UID}.
  */
@@ -226,6 +227,15 @@ public final class BloomOverlap {
             return eventTime && ctx.timestamp() == null ? "no timestamp" : null;
         }
 
+        private static FilterSpec firstShape(CountState side) {
+            try {
+                List<FilterSpec> specs = side.stageSpecs(0);
+                return specs.isEmpty() ? null : specs.get(0);
+            } catch (Exception e) {
+                throw new IllegalStateException("cannot read the other side's filter shape", e);
+            }
+        }
+
         private <T> void reject(OutputTag<T> tag, T event, String reason, Context ctx) {
             rejected.inc();
             ctx.output(tag, event);
@@ -233,7 +243,10 @@ public final class BloomOverlap {
         }
 
         private void add(int side, Hash128 hash, Context ctx) throws Exception {
-            if (sides[side].add(0, hash.h1(), hash.h2())) {
+            // A side's first filter takes the other side's shape, if it has one, so both stay
+            // ORable after a restore with another config.
+            CountState other = sides[1 - side];
+            if (sides[side].add(0, hash.h1(), hash.h2(), () -> firstShape(other))) {
                 ctx.timerService().registerEventTimeTimer(END); // the final record
             }
             if (next.value() == null) {

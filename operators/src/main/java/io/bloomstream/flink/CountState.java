@@ -70,6 +70,16 @@ final class CountState {
      *     first): the caller schedules the window's timers then, not on every item
      */
     boolean add(long window, long h1, long h2) throws Exception {
+        return add(window, h1, h2, null);
+    }
+
+    /**
+     * Adds an item as {@link #add(long, long, long)}; a first stage takes the shape {@code like}
+     * gives (called only then; null or a null result: the config's shape), so that a filter made
+     * after a restore with another config can still be ORed with an older one it is compared with.
+     */
+    boolean add(long window, long h1, long h2, java.util.function.Supplier<FilterSpec> like)
+            throws Exception {
         FilterMeta meta = metaState.value();
         if (meta == null) {
             meta = FilterMeta.empty(hasher, slots);
@@ -101,6 +111,16 @@ final class CountState {
                 || (config.growth() == DedupConfig.Growth.SCALABLE
                         && current.itemsAdded >= current.capacity)) {
             current = shapes.newStage(stages.size());
+            FilterSpec template = stages.isEmpty() && like != null ? like.get() : null;
+            if (template != null) {
+                current =
+                        new FilterMeta.Stage(
+                                template.bits(),
+                                template.hashes(),
+                                template.pageBits(),
+                                current.capacity,
+                                0);
+            }
             stages.add(current);
             currentWords = null;
         }
