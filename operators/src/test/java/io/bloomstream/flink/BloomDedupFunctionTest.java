@@ -62,27 +62,32 @@ class BloomDedupFunctionTest {
         }
     }
 
+    /** 1000 ids at 0.1%, remembered for 10 s of event time in 2 generations of 10 s. */
+    static DedupConfig.Builder tenSecondsOfEventTime() {
+        return DedupConfig.builder()
+                .expectedItems(1000)
+                .fpp(0.001)
+                .retention(Duration.ofSeconds(10), DedupConfig.TimeDomain.EVENT_TIME);
+    }
+
     @ParameterizedTest
     @EnumSource(Backend.class)
     void eventTimeRetentionForgetsAndFreesExpiredGenerations(Backend backend) throws Exception {
-        // retention 10 s with 2 generations: buckets of 10 s, an id is remembered 10 to 20 s.
-        DedupConfig config =
-                DedupConfig.builder()
-                        .expectedItems(1000)
-                        .fpp(0.001)
-                        .retention(Duration.ofSeconds(10), DedupConfig.TimeDomain.EVENT_TIME)
-                        .build();
+        // Retention R = 10 s with 2 generations of L = 10 s: an occurrence less than R from a
+        // passed one is a duplicate, one at least R + L = 20 s from every passed one passes.
+        DedupConfig config = tenSecondsOfEventTime().build();
         try (var h = DedupHarness.create(config, backend, 1, 0)) {
             h.open();
             h.processElement("a,1", 1_000);
-            h.processElement("a,1", 9_000); // within retention: duplicate
-            h.processElement("a,1", 10_500); // still within: bucket 1, bucket 0 live
-            h.processElement("a,1", 20_000); // bucket 2: bucket 0 expired, passes again
+            h.processElement("a,1", 9_000); // 8 s after: duplicate
+            h.processElement("a,1", 10_500); // 9.5 s after: duplicate
+            h.processElement("a,1", 21_000); // 20 s after: passes again
             assertThat(output(h)).containsExactly("a,1", "a,1");
             assertThat(DedupHarness.keysWithState(h)).isPositive();
-            h.processWatermark(40_000); // both generations expired: state freed
+            // 21 s's generation ends before 31 s; no on-time event consults it past 41 s.
+            h.processWatermark(41_000);
             assertThat(DedupHarness.keysWithState(h)).isZero();
-            h.processElement("a,1", 41_000);
+            h.processElement("a,1", 41_001);
             assertThat(output(h)).containsExactly("a,1", "a,1", "a,1");
         }
     }
@@ -91,10 +96,7 @@ class BloomDedupFunctionTest {
     @EnumSource(Backend.class)
     void eventsBehindTheWatermarkGoToTheLateOutputUnjudged(Backend backend) throws Exception {
         DedupConfig config =
-                DedupConfig.builder()
-                        .expectedItems(1000)
-                        .fpp(0.001)
-                        .retention(Duration.ofSeconds(10), DedupConfig.TimeDomain.EVENT_TIME)
+                tenSecondsOfEventTime()
                         .allowedLateness(Duration.ofSeconds(2))
                         .emitDuplicates(true)
                         .build();
@@ -114,12 +116,7 @@ class BloomDedupFunctionTest {
     @ParameterizedTest
     @EnumSource(Backend.class)
     void aFarFutureEventDoesNotForgetLiveIds(Backend backend) throws Exception {
-        DedupConfig config =
-                DedupConfig.builder()
-                        .expectedItems(1000)
-                        .fpp(0.001)
-                        .retention(Duration.ofSeconds(10), DedupConfig.TimeDomain.EVENT_TIME)
-                        .build();
+        DedupConfig config = tenSecondsOfEventTime().build();
         try (var h = DedupHarness.create(config, backend, 1, 0)) {
             h.open();
             h.processElement("a,1", 5_000);

@@ -59,7 +59,8 @@ class BloomDedupITCase {
         return "k" + (id % 16) + "," + id;
     }
 
-    private static StreamExecutionEnvironment env(Backend backend) {
+    /** A job on {@code backend} at parallelism 2 that restarts up to three times at once. */
+    static StreamExecutionEnvironment env(Backend backend) {
         Configuration conf = backend.jobConfig();
         conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
         conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 3);

@@ -19,8 +19,6 @@ import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.serialization.SimpleStringEncoder;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.connector.file.sink.FileSink;
 import org.apache.flink.streaming.api.datastream.DataStream;
@@ -131,12 +129,7 @@ class DedupModelITCase {
     @EnumSource(Backend.class)
     void outputsFollowTheModelThroughAFailure(Backend backend, @TempDir Path tmp) throws Exception {
         BloomDedupITCase.FailOnce.reset(true);
-        Configuration conf = backend.jobConfig();
-        conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
-        conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 3);
-        conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ZERO);
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
-        env.setParallelism(2);
+        StreamExecutionEnvironment env = BloomDedupITCase.env(backend);
         env.enableCheckpointing(100);
         env.getConfig().setAutoWatermarkInterval(20);
         DataGeneratorSource<String> source =

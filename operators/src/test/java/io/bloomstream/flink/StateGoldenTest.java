@@ -44,6 +44,11 @@ class StateGoldenTest {
                         + ".snapshot");
     }
 
+    static OperatorSubtaskState read(String operator, String version, Backend backend)
+            throws Exception {
+        return OperatorSnapshotUtil.readStateHandle(file(operator, version, backend).toString());
+    }
+
     static CountConfig countConfig() {
         return BloomCountFunctionTest.eventTime(1000).build();
     }
@@ -80,9 +85,7 @@ class StateGoldenTest {
     @EnumSource(Backend.class)
     void countSnapshotsRestore(Backend backend) throws Exception {
         for (String version : VERSIONS) {
-            OperatorSubtaskState state =
-                    OperatorSnapshotUtil.readStateHandle(
-                            file("count", version, backend).toString());
+            OperatorSubtaskState state = read("count", version, backend);
             try (var h = BloomCountFunctionTest.harness(countConfig(), backend)) {
                 h.initializeState(state);
                 h.open();
@@ -112,9 +115,7 @@ class StateGoldenTest {
     @EnumSource(Backend.class)
     void overlapSnapshotsRestore(Backend backend) throws Exception {
         for (String version : VERSIONS) {
-            OperatorSubtaskState state =
-                    OperatorSnapshotUtil.readStateHandle(
-                            file("overlap", version, backend).toString());
+            OperatorSubtaskState state = read("overlap", version, backend);
             try (var h = overlap(backend)) {
                 h.initializeState(state);
                 h.open();
