@@ -115,6 +115,7 @@ public class BloomDedupFunction<K, T> extends KeyedProcessFunction<K, T, T>
             return;
         }
         long time = 0;
+        long horizon = 0;
         boolean eventTime = config.timeDomain() == DedupConfig.TimeDomain.EVENT_TIME;
         if (config.hasRetention()) {
             if (eventTime) {
@@ -125,6 +126,7 @@ public class BloomDedupFunction<K, T> extends KeyedProcessFunction<K, T, T>
                 }
                 time = ts;
                 long watermark = ctx.timerService().currentWatermark();
+                horizon = watermark;
                 if (watermark != Long.MIN_VALUE
                         && time <= TimeMath.minus(watermark, latenessMillis)) {
                     metrics.late.inc();
@@ -143,9 +145,10 @@ public class BloomDedupFunction<K, T> extends KeyedProcessFunction<K, T, T>
                 }
             } else {
                 time = ctx.timerService().currentProcessingTime();
+                horizon = time;
             }
         }
-        if (filter.addIfAbsent(ctx.getCurrentKey(), hash.h1(), hash.h2(), time)) {
+        if (filter.addIfAbsent(ctx.getCurrentKey(), hash.h1(), hash.h2(), time, horizon)) {
             metrics.passed.inc();
             out.collect(event);
         } else {

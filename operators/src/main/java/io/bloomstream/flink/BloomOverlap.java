@@ -227,10 +227,9 @@ public final class BloomOverlap {
             return eventTime && ctx.timestamp() == null ? "no timestamp" : null;
         }
 
-        private static FilterSpec firstShape(CountState side) {
+        private static FilterMeta.Stage firstShape(CountState side) {
             try {
-                List<FilterSpec> specs = side.stageSpecs(0);
-                return specs.isEmpty() ? null : specs.get(0);
+                return side.firstStage(0);
             } catch (Exception e) {
                 throw new IllegalStateException("cannot read the other side's filter shape", e);
             }

@@ -74,11 +74,12 @@ final class CountState {
     }
 
     /**
-     * Adds an item as {@link #add(long, long, long)}; a first stage takes the shape {@code like}
-     * gives (called only then; null or a null result: the config's shape), so that a filter made
-     * after a restore with another config can still be ORed with an older one it is compared with.
+     * Adds an item as {@link #add(long, long, long)}; a first stage takes the shape and capacity of
+     * the stage {@code like} gives (called only then; null or a null result: the config's shape),
+     * so that a filter made after a restore with another config can still be ORed with an older one
+     * it is compared with.
      */
-    boolean add(long window, long h1, long h2, java.util.function.Supplier<FilterSpec> like)
+    boolean add(long window, long h1, long h2, java.util.function.Supplier<FilterMeta.Stage> like)
             throws Exception {
         FilterMeta meta = metaState.value();
         if (meta == null) {
@@ -111,14 +112,14 @@ final class CountState {
                 || (config.growth() == DedupConfig.Growth.SCALABLE
                         && current.itemsAdded >= current.capacity)) {
             current = shapes.newStage(stages.size());
-            FilterSpec template = stages.isEmpty() && like != null ? like.get() : null;
+            FilterMeta.Stage template = stages.isEmpty() && like != null ? like.get() : null;
             if (template != null) {
                 current =
                         new FilterMeta.Stage(
-                                template.bits(),
-                                template.hashes(),
-                                template.pageBits(),
-                                current.capacity,
+                                template.bits,
+                                template.hashes,
+                                template.pageBits,
+                                template.capacity,
                                 0);
             }
             stages.add(current);
@@ -161,6 +162,16 @@ final class CountState {
             n += s.itemsAdded;
         }
         return n;
+    }
+
+    /** The first stage of {@code window}'s filter (its shape and capacity), or null if none. */
+    FilterMeta.Stage firstStage(long window) throws Exception {
+        FilterMeta meta = metaState.value();
+        if (meta == null || meta.buckets[slotOf(meta, window)] != window) {
+            return null;
+        }
+        List<FilterMeta.Stage> stages = meta.slots.get(slotOf(meta, window));
+        return stages.isEmpty() ? null : stages.get(0);
     }
 
     /**

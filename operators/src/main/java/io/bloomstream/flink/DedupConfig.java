@@ -44,6 +44,16 @@ public final class DedupConfig implements Serializable {
     /** Default number of virtual keys (shards) in global mode. */
     public static final int DEFAULT_SHARDS = 1024;
 
+    /**
+     * The most generation slots a key may need for on-time events: ceil((R + A) / L) + 2 for
+     * retention R, allowed lateness A and generation length L (the rest of a key's 64 slots take
+     * far-future buckets). Checked when the config is built.
+     */
+    public static final int MAX_ON_TIME_GENERATIONS = 48;
+
+    /** The longest retention or allowed lateness: 100 years. */
+    public static final Duration MAX_DURATION = Duration.ofDays(36_525);
+
     /** How a key's filter grows past its expected items. */
     public enum Growth {
         /** One filter; past capacity its false-positive rate climbs (a warning is logged). */
@@ -372,20 +382,31 @@ public final class DedupConfig implements Serializable {
         public Builder retention(Duration retention, TimeDomain timeDomain) {
             Objects.requireNonNull(retention, "retention");
             Objects.requireNonNull(timeDomain, "timeDomain");
-            if (retention.isNegative() || retention.isZero() || retention.toMillis() < 1) {
+            if (retention.isNegative()
+                    || retention.isZero()
+                    || retention.compareTo(MAX_DURATION) > 0
+                    || retention.toMillis() < 1) {
                 throw new IllegalArgumentException(
-                        "retention must be at least 1 ms, was " + retention);
+                        "retention must be from 1 ms to 100 years, was " + retention);
             }
             this.retention = retention;
             this.timeDomain = timeDomain;
             return this;
         }
 
-        /** Filter generations under retention, 2 to 64 (default 2). */
+        /**
+         * Filter generations under retention, 2 to 46 (default 2): more make the retention
+         * finer-grained (an id is remembered for less than R + R/(G-1)) and cost lookups in more
+         * generations. With allowed lateness A, (G - 1)(1 + A/R) + 2 must stay at most {@link
+         * #MAX_ON_TIME_GENERATIONS}.
+         */
         public Builder generations(int generations) {
-            if (generations < 2 || generations > 64) {
+            if (generations < 2 || generations > MAX_ON_TIME_GENERATIONS - 2) {
                 throw new IllegalArgumentException(
-                        "generations must be in [2, 64], was " + generations);
+                        "generations must be in [2, "
+                                + (MAX_ON_TIME_GENERATIONS - 2)
+                                + "], was "
+                                + generations);
             }
             this.generations = generations;
             return this;
@@ -397,9 +418,9 @@ public final class DedupConfig implements Serializable {
          */
         public Builder allowedLateness(Duration allowedLateness) {
             Objects.requireNonNull(allowedLateness, "allowedLateness");
-            if (allowedLateness.isNegative()) {
+            if (allowedLateness.isNegative() || allowedLateness.compareTo(MAX_DURATION) > 0) {
                 throw new IllegalArgumentException(
-                        "allowedLateness must be >= 0, was " + allowedLateness);
+                        "allowedLateness must be from 0 to 100 years, was " + allowedLateness);
             }
             this.allowedLateness = allowedLateness;
             return this;
@@ -427,6 +448,25 @@ public final class DedupConfig implements Serializable {
          */
         public DedupConfig build() {
             DedupConfig config = new DedupConfig(this);
+            if (config.hasRetention()) {
+                long l = config.generationMillis();
+                long span = config.retentionMillis() + allowedLateness.toMillis();
+                long needed = (span + l - 1) / l + 2;
+                if (needed > MAX_ON_TIME_GENERATIONS) {
+                    throw new IllegalArgumentException(
+                            "generations "
+                                    + generations
+                                    + " and allowedLateness "
+                                    + allowedLateness
+                                    + " with retention "
+                                    + retention
+                                    + " need "
+                                    + needed
+                                    + " generation slots per key for on-time events, at most "
+                                    + MAX_ON_TIME_GENERATIONS
+                                    + ": lower generations or allowedLateness");
+                }
+            }
             try {
                 config.stageSpec(expectedItems, 0);
             } catch (IllegalArgumentException | IllegalStateException e) {

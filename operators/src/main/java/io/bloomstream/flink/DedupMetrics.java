@@ -30,6 +30,12 @@ public final class DedupMetrics {
      */
     public static final String LATE = "bloomLate";
 
+    /**
+     * Counter: generations widened to take a bucket of another because the key had no free slot
+     * (ids in them are then remembered longer than the retention); see the README.
+     */
+    public static final String WIDENED_GENERATIONS = "bloomWidenedGenerations";
+
     /** Gauge: the expected fill ratio of the fullest stage touched since the last read. */
     public static final String WORST_FILL_RATIO = "bloomWorstFillRatio";
 
@@ -53,6 +59,7 @@ public final class DedupMetrics {
     final Counter duplicates;
     final Counter rejected;
     final Counter late;
+    final Counter widenedGenerations;
     final Counter overCapacity;
     // The fullest stage since the last read, by load n/m; fill and rate are computed on read,
     // so the per-event cost is a comparison.
@@ -67,6 +74,7 @@ public final class DedupMetrics {
         duplicates = group.counter(DUPLICATES);
         rejected = group.counter(REJECTED);
         late = group.counter(LATE);
+        widenedGenerations = group.counter(WIDENED_GENERATIONS);
         overCapacity = group.counter(OVER_CAPACITY);
         group.gauge(WORST_FILL_RATIO, (Gauge<Double>) this::worstFill);
         group.gauge(ESTIMATED_FPP, (Gauge<Double>) this::takeWorstFpp);

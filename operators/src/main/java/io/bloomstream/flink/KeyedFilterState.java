@@ -36,6 +36,14 @@ final class KeyedFilterState {
 
     private static final Logger LOG = LoggerFactory.getLogger(KeyedFilterState.class);
 
+    /**
+     * The most generation slots a key gives to buckets ahead of the horizon (the watermark's or the
+     * clock's bucket); the rest are kept for on-time events (see {@link
+     * DedupConfig#MAX_ON_TIME_GENERATIONS}).
+     */
+    static final int MAX_FUTURE_SLOTS =
+            FilterMetaSerializer.MAX_SLOTS - DedupConfig.MAX_ON_TIME_GENERATIONS;
+
     /** Keys whose metadata is cached; see {@link #readMeta}. */
     static final int META_CACHE_KEYS = 4096;
 
@@ -127,22 +135,45 @@ final class KeyedFilterState {
 
     /**
      * Checks that a key's state can be read under this config, and fills in what state written by
-     * bloomstream 0.1 did not record (its buckets were epoch-aligned: phase 0).
+     * bloomstream 0.1 did not record, writing it back at once (so a later restore with another
+     * retention reads it right). 0.1 wrote one slot without retention and G with it, buckets
+     * epoch-aligned (phase 0) of the config's generation length, which it did not record: the first
+     * restore of 0.1 state with retention must keep the retention (a change of G or of retention on
+     * or off is detected and fails).
      */
-    private void adopt(FilterMeta meta) {
+    private void adopt(FilterMeta meta) throws Exception {
         meta.checkHasher(hasher);
         if (meta.domain == FilterMeta.UNRECORDED) {
+            int recorded = meta.generations() == 1 ? FilterMeta.DOMAIN_NONE : domain;
+            if ((recorded == FilterMeta.DOMAIN_NONE) != (domain == FilterMeta.DOMAIN_NONE)) {
+                throw mismatch("timeDomain", domainName(recorded), domainName(domain));
+            }
+            if (domain != FilterMeta.DOMAIN_NONE && meta.generations() != config.generations()) {
+                throw mismatch(
+                        "generations",
+                        Integer.toString(meta.generations()),
+                        Integer.toString(config.generations())
+                                + " (state of bloomstream 0.1 must first be restored with its"
+                                + " own retention and generations)");
+            }
             meta.domain = domain;
             meta.generationMillis = config.generationMillis();
             meta.offset = 0;
+            metaState.update(meta.copy());
         } else if (meta.domain != domain) {
-            throw new IllegalStateException(
-                    "cannot restore dedup state: field timeDomain was "
-                            + domainName(meta.domain)
-                            + " in the savepoint and is "
-                            + domainName(domain)
-                            + " in the job's config");
+            throw mismatch("timeDomain", domainName(meta.domain), domainName(domain));
         }
+    }
+
+    private static IllegalStateException mismatch(String field, String was, String now) {
+        return new IllegalStateException(
+                "cannot restore dedup state: field "
+                        + field
+                        + " was "
+                        + was
+                        + " in the savepoint and is "
+                        + now
+                        + " in the job's config");
     }
 
     private void writeMeta(Object key, FilterMeta meta) throws Exception {
@@ -174,7 +205,8 @@ final class KeyedFilterState {
         if (meta.generationMillis <= 0) {
             return 0;
         }
-        return Math.floorDiv(TimeMath.minus(time, meta.offset), meta.generationMillis);
+        long b = Math.floorDiv(TimeMath.minus(time, meta.offset), meta.generationMillis);
+        return Math.max(b, FilterMeta.EMPTY + 1); // never the empty slot's marker
     }
 
     /**
@@ -190,9 +222,12 @@ final class KeyedFilterState {
      * Adds the id with hash (h1, h2) at {@code time} unless an occurrence within the retention is
      * remembered.
      *
+     * @param horizonTime the current watermark (event time) or clock (processing time): buckets
+     *     after its bucket are ahead of the horizon
      * @return true for a first occurrence
      */
-    boolean addIfAbsent(Object key, long h1, long h2, long time) throws Exception {
+    boolean addIfAbsent(Object key, long h1, long h2, long time, long horizonTime)
+            throws Exception {
         newExpiry = Long.MIN_VALUE;
         FilterMeta meta = readMeta(key);
         boolean dirty = false;
@@ -240,7 +275,7 @@ final class KeyedFilterState {
             }
         }
         if (target < 0) {
-            target = openGeneration(meta, bucket);
+            target = openGeneration(meta, bucket, bucketOf(horizonTime, meta));
         }
 
         List<FilterMeta.Stage> stages = meta.slots.get(target);
@@ -277,37 +312,56 @@ final class KeyedFilterState {
 
     /**
      * The slot for a bucket that no generation holds: a free slot, a new one, or past the limit the
-     * generation nearest in time, widened to cover the bucket. Sets {@link #newExpiry} when the
-     * slot's expiry moved.
+     * nearest generation on the same side of the horizon (the bucket of the watermark, or of the
+     * clock), widened to cover the bucket. Generations ahead of the horizon may take at most {@link
+     * #MAX_FUTURE_SLOTS} slots, so a flood of far-future timestamps can never take the slots that
+     * on-time events need, and no generation is ever widened across the horizon (which would keep
+     * on-time ids until a far-future expiry). Sets {@link #newExpiry} when the slot's expiry moved.
      */
-    private int openGeneration(FilterMeta meta, long bucket) {
+    private int openGeneration(FilterMeta meta, long bucket, long horizon) {
+        boolean future = bucket > horizon;
         int free = -1;
-        for (int s = 0; s < meta.generations() && free < 0; s++) {
+        int futureSlots = 0;
+        for (int s = 0; s < meta.generations(); s++) {
             if (meta.buckets[s] == FilterMeta.EMPTY) {
-                free = s;
+                free = free < 0 ? s : free;
+            } else if (meta.buckets[s] > horizon) {
+                futureSlots++;
             }
         }
-        if (free < 0 && meta.generations() < FilterMetaSerializer.MAX_SLOTS) {
-            free = meta.addSlot();
+        if (!future || futureSlots < MAX_FUTURE_SLOTS) {
+            if (free < 0 && meta.generations() < FilterMetaSerializer.MAX_SLOTS) {
+                free = meta.addSlot();
+            }
+            if (free >= 0) {
+                meta.buckets[free] = bucket;
+                meta.lastBuckets[free] = bucket;
+                newExpiry = meta.generationMillis > 0 ? expiryOf(meta, bucket) : Long.MIN_VALUE;
+                return free;
+            }
         }
-        if (free >= 0) {
-            meta.buckets[free] = bucket;
-            meta.lastBuckets[free] = bucket;
-            newExpiry = meta.generationMillis > 0 ? expiryOf(meta, bucket) : Long.MIN_VALUE;
-            return free;
-        }
-        int nearest = 0;
+        int nearest = -1;
         long best = Long.MAX_VALUE;
         for (int s = 0; s < meta.generations(); s++) {
+            long first = meta.buckets[s];
+            if (first == FilterMeta.EMPTY || (first > horizon) != future) {
+                continue;
+            }
             long distance =
-                    bucket < meta.buckets[s]
-                            ? meta.buckets[s] - bucket
-                            : bucket - meta.lastBuckets[s];
-            if (distance >= 0 && distance < best) {
+                    bucket < first
+                            ? TimeMath.minus(first, bucket)
+                            : TimeMath.minus(bucket, meta.lastBuckets[s]);
+            if (distance < best) {
                 best = distance;
                 nearest = s;
             }
         }
+        if (nearest < 0) {
+            // Cannot happen while on-time events need fewer slots than the config check allows.
+            throw new IllegalStateException(
+                    "no generation slot for bucket " + bucket + " of key state " + meta);
+        }
+        metrics.widenedGenerations.inc();
         if (bucket < meta.buckets[nearest]) {
             meta.buckets[nearest] = bucket;
         } else {

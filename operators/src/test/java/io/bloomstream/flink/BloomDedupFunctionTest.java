@@ -159,6 +159,24 @@ class BloomDedupFunctionTest {
         }
     }
 
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void aFloodOfFarFutureBucketsCannotTakeTheSlotsOfOnTimeEvents(Backend backend)
+            throws Exception {
+        try (var h = DedupHarness.create(tenSecondsOfEventTime().build(), backend, 1, 0)) {
+            h.open();
+            h.processWatermark(1_000_000);
+            for (int i = 0; i < 100; i++) { // 100 far-future buckets, more than a key has slots
+                h.processElement("a,f" + i, 4_000_000_000_000L + 100_000L * i);
+            }
+            h.processElement("a,x", 1_001_000);
+            h.processWatermark(1_001_000 + 3_600_000);
+            h.processElement("a,x", 1_001_000 + 3_600_001); // an hour later: passes again
+            h.processElement("a,f7", 4_000_000_700_001L); // the far-future ids are remembered
+            assertThat(output(h)).hasSize(102).endsWith("a,x", "a,x");
+        }
+    }
+
     @Test
     void eventTimeRetentionRejectsEventsWithoutTimestamp() throws Exception {
         DedupConfig config =

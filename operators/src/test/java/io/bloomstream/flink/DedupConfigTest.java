@@ -31,7 +31,7 @@ class DedupConfigTest {
         assertThatThrownBy(() -> DedupConfig.builder().scalable(1, 0.5))
                 .hasMessage("growthFactor must be in [2, 16], was 1");
         assertThatThrownBy(() -> DedupConfig.builder().generations(1))
-                .hasMessage("generations must be in [2, 64], was 1");
+                .hasMessage("generations must be in [2, 46], was 1");
         assertThatThrownBy(() -> DedupConfig.builder().shards(0))
                 .hasMessage("shards must be in [1, 2^20], was 0");
         assertThatThrownBy(
@@ -39,7 +39,7 @@ class DedupConfigTest {
                                 DedupConfig.builder()
                                         .retention(
                                                 Duration.ZERO, DedupConfig.TimeDomain.EVENT_TIME))
-                .hasMessageContaining("retention must be at least 1 ms");
+                .hasMessageContaining("retention must be from 1 ms to 100 years");
     }
 
     @Test
@@ -112,5 +112,31 @@ class DedupConfigTest {
         for (int c : counts) {
             assertThat(c).isBetween(859, 1141);
         }
+    }
+
+    @Test
+    void refusesGenerationsAndLatenessThatNeedMoreSlotsThanAKeyKeepsForOnTimeEvents() {
+        // G = 24, A = R: (G - 1)(1 + A/R) + 2 = 48 slots is the most; G = 25 needs 50.
+        DedupConfig.builder()
+                .retention(Duration.ofHours(1), DedupConfig.TimeDomain.EVENT_TIME)
+                .generations(24)
+                .allowedLateness(Duration.ofHours(1))
+                .build();
+        assertThatThrownBy(
+                        () ->
+                                DedupConfig.builder()
+                                        .retention(
+                                                Duration.ofHours(1),
+                                                DedupConfig.TimeDomain.EVENT_TIME)
+                                        .generations(25)
+                                        .allowedLateness(Duration.ofHours(1))
+                                        .build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("generations 25 and allowedLateness PT1H")
+                .hasMessageContaining("need 50 generation slots");
+        assertThatThrownBy(() -> DedupConfig.builder().generations(47))
+                .hasMessageContaining("generations must be in [2, 46], was 47");
+        assertThatThrownBy(() -> DedupConfig.builder().allowedLateness(Duration.ofDays(40_000)))
+                .hasMessageContaining("allowedLateness must be from 0 to 100 years");
     }
 }

@@ -52,6 +52,16 @@ record DedupScenario(Base base, int parallelism, List<Step> steps) {
             return shards > 0;
         }
 
+        /**
+         * The allowed lateness, at most what the config allows: (G - 1)(1 + A/R) + 2 generation
+         * slots for on-time events within {@link DedupConfig#MAX_ON_TIME_GENERATIONS}.
+         */
+        long lateness() {
+            long l = (retentionMillis + generations - 2) / (generations - 1);
+            long most = (DedupConfig.MAX_ON_TIME_GENERATIONS - 2) * l - retentionMillis;
+            return Math.min(latenessMillis, most);
+        }
+
         DedupConfig config() {
             DedupConfig.Builder b =
                     DedupConfig.builder()
@@ -70,7 +80,7 @@ record DedupScenario(Base base, int parallelism, List<Step> steps) {
                                         ? DedupConfig.TimeDomain.EVENT_TIME
                                         : DedupConfig.TimeDomain.PROCESSING_TIME)
                         .generations(generations)
-                        .allowedLateness(Duration.ofMillis(latenessMillis));
+                        .allowedLateness(Duration.ofMillis(lateness()));
             }
             if (global()) {
                 b.shards(shards);

@@ -107,6 +107,22 @@ class SavepointCompatibilityTest {
         }
     }
 
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void theVersion1SnapshotRefusesRetentionItWasNotWrittenWith(Backend backend) throws Exception {
+        // 0.1 recorded no time domain: one slot means no retention, so adding one must fail
+        // rather than read the old filter as a generation of the epoch.
+        try (var h = DedupHarness.create(Version.V0_2.config, backend, 1, 0)) {
+            h.initializeState(
+                    OperatorSnapshotUtil.readStateHandle(Version.V0_1.file(backend).toString()));
+            h.open();
+            assertThatThrownBy(() -> h.processElement(event(0), Version.V0_2.time(0)))
+                    .hasStackTraceContaining(
+                            "field timeDomain was none (no retention) in the savepoint and is"
+                                    + " EVENT_TIME");
+        }
+    }
+
     @Test
     @EnabledIfSystemProperty(named = "bloomstream.writeSnapshots", matches = "true")
     void writeSnapshots() throws Exception {
