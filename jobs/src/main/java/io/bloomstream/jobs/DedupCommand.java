@@ -120,20 +120,24 @@ final class DedupCommand implements Callable<Integer> {
                             }
                             return b.build();
                         });
+        DataStream<String> lines =
+                timeField == null
+                        ? io.source(env, "input")
+                        : io.source(
+                                env,
+                                "input",
+                                EventTimes.watermarks(
+                                        records.format, timeField, maxOutOfOrderness));
         SingleOutputStreamOperator<Parsed> parsed =
-                io.source(env, "input")
-                        .process(
+                lines.process(
                                 timeField == null
                                         ? new Rejects(parser, true)
                                         : new Rejects(EventTimes.parser(parser, timeField)))
                         .returns(Parsed.TYPE)
                         .name("parse")
                         .uid("parse");
-        DataStream<Parsed> input = tap.apply(parsed);
-        if (timeField != null) {
-            input = EventTimes.assign(input, maxOutOfOrderness);
-        }
-        SingleOutputStreamOperator<Parsed> firsts = pipeline(input, records.keyed(), config);
+        SingleOutputStreamOperator<Parsed> firsts =
+                pipeline(tap.apply(parsed), records.keyed(), config);
         io.writeOutput(firsts.map(p -> p.raw).returns(Types.STRING).name("raw").uid("raw"));
         DataStream<String> rejected = parsed.getSideOutput(Rejects.TAG);
         if (timeField != null) {

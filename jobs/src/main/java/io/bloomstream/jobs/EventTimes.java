@@ -7,7 +7,6 @@ import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
-import org.apache.flink.streaming.api.datastream.DataStream;
 
 /**
  * Event time for the jobs: a JSON time field in epoch milliseconds or ISO-8601, and watermarks that
@@ -21,13 +20,13 @@ final class EventTimes {
     private EventTimes() {}
 
     /**
-     * A parser that requires the id and the time field (the second value) and reads the time into
-     * {@link Parsed#time}.
+     * A parser that requires the id and a readable time field (the second value); the source's
+     * timestamp assigner reads the same field into the record's timestamp.
      */
     static LineParser.RecordParser parser(LineParser parser, String timeField) {
         return line -> {
             Parsed p = parser.parseComplete(line);
-            p.time = parseTime(p.values[1], timeField);
+            parseTime(p.values[1], timeField);
             return p;
         };
     }
@@ -63,12 +62,23 @@ final class EventTimes {
         }
     }
 
-    /** Timestamps from {@link Parsed#time}, watermarks {@code maxOutOfOrderness} behind. */
-    static DataStream<Parsed> assign(DataStream<Parsed> parsed, Duration maxOutOfOrderness) {
-        return parsed.assignTimestampsAndWatermarks(
-                        WatermarkStrategy.<Parsed>forBoundedOutOfOrderness(maxOutOfOrderness)
-                                .withTimestampAssigner((p, previous) -> p.time))
-                .name("event-time")
-                .uid("event-time");
+    /**
+     * Timestamps read from the raw line's time field (lines without a readable one get none that
+     * counts: they are rejected by the parser after the source), watermarks {@code
+     * maxOutOfOrderness} behind the newest time of each split.
+     */
+    static WatermarkStrategy<String> watermarks(
+            LineParser.Format format, String timeField, Duration maxOutOfOrderness) {
+        LineParser time = new LineParser(format, null, java.util.List.of(timeField));
+        return WatermarkStrategy.<String>forBoundedOutOfOrderness(maxOutOfOrderness)
+                .withTimestampAssigner(
+                        (line, previous) -> {
+                            try {
+                                String value = time.parse(line).values[0];
+                                return value == null ? Long.MIN_VALUE : parseTime(value, timeField);
+                            } catch (LineParser.BadRecord e) {
+                                return Long.MIN_VALUE;
+                            }
+                        });
     }
 }

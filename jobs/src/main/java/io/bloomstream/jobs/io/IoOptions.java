@@ -160,6 +160,15 @@ public final class IoOptions {
 
     /** The input lines. */
     public DataStream<String> source(StreamExecutionEnvironment env, String name) {
+        return source(env, name, WatermarkStrategy.noWatermarks());
+    }
+
+    /**
+     * The input with event time: {@code watermarks} runs in the source, so watermarks are per split
+     * (file or partition), not per reader, and do not depend on the order splits are read.
+     */
+    public DataStream<String> source(
+            StreamExecutionEnvironment env, String name, WatermarkStrategy<String> watermarks) {
         if (kafka()) {
             var builder =
                     KafkaSource.<String>builder()
@@ -177,12 +186,11 @@ public final class IoOptions {
             if (bounded) {
                 builder.setBounded(OffsetsInitializer.latest());
             }
-            return env.fromSource(builder.build(), WatermarkStrategy.noWatermarks(), name)
-                    .uid(name);
+            return env.fromSource(builder.build(), watermarks, name).uid(name);
         }
         FileSource<String> files =
                 FileSource.forRecordStreamFormat(new Utf8LineFormat(), new Path(input)).build();
-        return env.fromSource(files, WatermarkStrategy.noWatermarks(), name).uid(name);
+        return env.fromSource(files, watermarks, name).uid(name);
     }
 
     /** Counts the main output (accumulator {@link Tally#OUT}) and writes it. */

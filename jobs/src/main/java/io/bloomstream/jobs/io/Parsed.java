@@ -18,9 +18,6 @@ public class Parsed {
     /** The requested fields' values, in the order asked for (text format: the line). */
     public String[] values;
 
-    /** The event time in epoch milliseconds, when the command reads one (else 0). */
-    public long time;
-
     /** For Flink's POJO serializer. */
     public Parsed() {}
 
