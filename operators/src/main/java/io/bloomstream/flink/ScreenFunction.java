@@ -46,13 +46,17 @@ public class ScreenFunction<T> extends BroadcastProcessFunction<T, ScreenCommand
             new MapStateDescriptor<>(
                     "bloom-screen-overlay", StringSerializer.INSTANCE, BooleanSerializer.INSTANCE);
 
-    /** Broadcast state of the file in force: keys {@code path} and {@code version}. */
+    /**
+     * Broadcast state of the file in force: keys {@code path} and {@code version}, and {@code
+     * sequence}, the last command processed (since 0.3).
+     */
     public static final MapStateDescriptor<String, String> FILTER_STATE =
             new MapStateDescriptor<>(
                     "bloom-screen-filter", StringSerializer.INSTANCE, StringSerializer.INSTANCE);
 
     private static final String PATH = "path";
     private static final String VERSION = "version";
+    private static final String SEQUENCE = "sequence";
 
     private final ScreenConfig<T> config;
     private final OutputTag<ScreenMatch<T>> flagged;
@@ -136,6 +140,8 @@ public class ScreenFunction<T> extends BroadcastProcessFunction<T, ScreenCommand
         }
         metrics.filterInForce(loaded);
         metrics.overlayEntries(overlaySize);
+        String sequence = inForce.get(SEQUENCE);
+        metrics.commandSequence(sequence == null ? 0 : Long.parseLong(sequence));
         LOG.info(
                 "Screening {} with filter version {} from {} ({} bytes, expected rate {}), {} live"
                         + " updates",
@@ -189,6 +195,15 @@ public class ScreenFunction<T> extends BroadcastProcessFunction<T, ScreenCommand
             commandError(command, "incomplete command");
             return;
         }
+        if (command.sequence <= 0) {
+            // Only the screen's single producer numbers commands; without it tasks could diverge.
+            commandError(
+                    command,
+                    "not numbered by the screen's command producer: commands must reach the"
+                            + " screen through BloomScreen, which gives every task one order");
+            return;
+        }
+        sequenced(command.sequence);
         switch (command.type) {
             case ADD:
             case REMOVE:
@@ -251,6 +266,19 @@ public class ScreenFunction<T> extends BroadcastProcessFunction<T, ScreenCommand
                 next.path(),
                 next.bytes());
         return true;
+    }
+
+    private void sequenced(long sequence) throws Exception {
+        String last = inForce.get(SEQUENCE);
+        if (last != null && sequence <= Long.parseLong(last)) {
+            LOG.warn(
+                    "Screen command #{} after #{}: the command producer restarted without its"
+                            + " state, or commands are replayed (at-least-once checkpoints)",
+                    sequence,
+                    last);
+        }
+        inForce.put(SEQUENCE, Long.toString(sequence));
+        metrics.commandSequence(sequence);
     }
 
     /** Called after a command took effect in this task (a hook for subclasses and tests). */

@@ -169,9 +169,11 @@ class ScreenFunctionTest {
     void liveAddsAndRemovesChangeTheScreenAndARemoveUnflagsOnlyItsEntry() throws Exception {
         Recording fn = new Recording(config(spamFile()));
         try (var h = open(fn, null)) {
-            h.processBroadcastElement(ScreenCommand.add("New@Spam.example"), 1);
-            h.processBroadcastElement(ScreenCommand.remove("spammer@bad.example"), 2);
-            h.processBroadcastElement(ScreenCommand.add("not-an-address"), 3); // unusable: ignored
+            h.processBroadcastElement(ScreenCommand.add("New@Spam.example").withSequence(1), 1);
+            h.processBroadcastElement(
+                    ScreenCommand.remove("spammer@bad.example").withSequence(2), 2);
+            h.processBroadcastElement(
+                    ScreenCommand.add("not-an-address").withSequence(3), 3); // unusable: ignored
             assertThat(fn.applied).hasSize(2);
             h.processElement("new@spam.example,x@good.example", 4);
             h.processElement("spammer@bad.example,x@good.example", 5);
@@ -188,8 +190,9 @@ class ScreenFunctionTest {
         String path = spamFile();
         OperatorSubtaskState snapshot;
         try (var h = open(new Recording(config(path)), null)) {
-            h.processBroadcastElement(ScreenCommand.add("new@spam.example"), 1);
-            h.processBroadcastElement(ScreenCommand.remove("spammer@bad.example"), 2);
+            h.processBroadcastElement(ScreenCommand.add("new@spam.example").withSequence(1), 1);
+            h.processBroadcastElement(
+                    ScreenCommand.remove("spammer@bad.example").withSequence(2), 2);
             snapshot = h.snapshot(1, 10);
         }
         try (var h = open(new Recording(config(path)), snapshot)) {
@@ -210,8 +213,8 @@ class ScreenFunctionTest {
                         "other@spam.example");
         OperatorSubtaskState snapshot;
         try (var h = open(new Recording(config(spamFile())), null)) {
-            h.processBroadcastElement(ScreenCommand.add("new@spam.example"), 1);
-            h.processBroadcastElement(ScreenCommand.load(v2, 2), 2);
+            h.processBroadcastElement(ScreenCommand.add("new@spam.example").withSequence(1), 1);
+            h.processBroadcastElement(ScreenCommand.load(v2, 2).withSequence(2), 2);
             h.processElement("spammer@bad.example,x@good.example", 3);
             h.processElement("new@spam.example,x@good.example", 4);
             h.processElement("other@spam.example,x@good.example", 5);
@@ -240,11 +243,15 @@ class ScreenFunctionTest {
                         "bad.example");
         Recording fn = new Recording(config(spamFile()));
         try (var h = open(fn, null)) {
-            h.processBroadcastElement(ScreenCommand.load(corrupt.toUri().toString(), 2), 1);
             h.processBroadcastElement(
-                    ScreenCommand.load(tmp.resolve("missing").toUri().toString(), 3), 2);
-            h.processBroadcastElement(ScreenCommand.load(other, 4), 3);
-            h.processBroadcastElement(ScreenCommand.load(spamFile(), 1), 4); // stale
+                    ScreenCommand.load(corrupt.toUri().toString(), 2).withSequence(1), 1);
+            h.processBroadcastElement(
+                    ScreenCommand.load(tmp.resolve("missing").toUri().toString(), 3)
+                            .withSequence(2),
+                    2);
+            h.processBroadcastElement(ScreenCommand.load(other, 4).withSequence(3), 3);
+            h.processBroadcastElement(
+                    ScreenCommand.load(spamFile(), 1).withSequence(4), 4); // stale
             assertThat(fn.applied).isEmpty();
             h.processElement("spammer@bad.example,x@good.example", 5);
             assertThat(flagged(h)).hasSize(1);
@@ -308,7 +315,7 @@ class ScreenFunctionTest {
         String v1 = spamFile();
         OperatorSubtaskState snapshot;
         try (var h = open(new Recording(config(v1)), null)) {
-            h.processBroadcastElement(ScreenCommand.add("new@spam.example"), 1);
+            h.processBroadcastElement(ScreenCommand.add("new@spam.example").withSequence(1), 1);
             snapshot = h.snapshot(1, 10);
         }
         String v2 =
@@ -341,6 +348,19 @@ class ScreenFunctionTest {
             h.processElement("new@spam.example,x@good.example", 2);
             h.processElement("other@spam.example,x@good.example", 3);
             assertThat(flagged(h)).extracting(m -> m.value).containsExactly("other@spam.example");
+        }
+    }
+
+    @Test
+    void rejectsCommandsThatTheSingleProducerDidNotNumber() throws Exception {
+        Recording fn = new Recording(config(spamFile()));
+        try (var h = open(fn, null)) {
+            h.processBroadcastElement(ScreenCommand.add("new@spam.example"), 1);
+            h.processBroadcastElement(ScreenCommand.remove("spammer@bad.example"), 2);
+            assertThat(fn.applied).isEmpty();
+            h.processElement("new@spam.example,x@good.example", 3);
+            h.processElement("spammer@bad.example,x@good.example", 4);
+            assertThat(flagged(h)).extracting(m -> m.value).containsExactly("spammer@bad.example");
         }
     }
 

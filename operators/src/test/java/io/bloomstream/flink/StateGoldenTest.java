@@ -195,8 +195,9 @@ class StateGoldenTest {
                                 ScreenFunctionTest.FLAGGED,
                                 ScreenFunctionTest.REJECTED),
                         null)) {
-            h.processBroadcastElement(ScreenCommand.add("new@spam.example"), 1);
-            h.processBroadcastElement(ScreenCommand.remove("phisher@evil.example"), 2);
+            h.processBroadcastElement(ScreenCommand.add("new@spam.example").withSequence(1), 1);
+            h.processBroadcastElement(
+                    ScreenCommand.remove("phisher@evil.example").withSequence(2), 2);
             OperatorSnapshotUtil.writeStateHandle(
                     h.snapshot(1, 10), file("screen", version, null).toString());
         }
