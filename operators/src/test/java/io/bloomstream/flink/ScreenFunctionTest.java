@@ -270,7 +270,7 @@ class ScreenFunctionTest {
         assertStartFails(
                 Files.createDirectories(tmp.resolve("a-directory")).toUri().toString(),
                 "it is a directory");
-        assertStartFails(write("truncated.bloom", truncated), "crc32c");
+        assertStartFails(write("truncated.bloom", truncated), "truncated");
         assertStartFails(write("magic.bloom", magic), "field magic");
         assertStartFails(write("flipped.bloom", flipped), "checksum mismatch");
         assertStartFails(
@@ -349,6 +349,97 @@ class ScreenFunctionTest {
             h.processElement("other@spam.example,x@good.example", 3);
             assertThat(flagged(h)).extracting(m -> m.value).containsExactly("other@spam.example");
         }
+    }
+
+    @Test
+    void aLoadFromAWrongPathOrWithoutPermissionIsRejectedCountedAndTheOldFilterStays()
+            throws Exception {
+        String v2 =
+                writeFilter(
+                        tmp.resolve("spam-v2.bloom"),
+                        Normalization.EMAIL,
+                        Hasher.defaultHasher(),
+                        "other@spam.example");
+        Recording fn = new Recording(config(spamFile()));
+        try (var h = open(fn, null)) {
+            // No file system for the scheme: a typo a retry cannot fix.
+            h.processBroadcastElement(
+                    ScreenCommand.load("nosuchscheme:///lists/spam-v2.bloom", 2).withSequence(1),
+                    1);
+            // The file exists, but the task may not read it (an object store's 403).
+            h.processBroadcastElement(
+                    ScreenCommand.load(v2.replace("file:", "denied:"), 3).withSequence(2), 2);
+            assertThat(fn.applied).isEmpty();
+            assertThat(fn.metrics().loadErrors.getCount()).isEqualTo(2);
+            h.processElement("spammer@bad.example,x@good.example", 3);
+            h.processElement("other@spam.example,x@good.example", 4);
+            assertThat(flagged(h)).extracting(m -> m.value).containsExactly("spammer@bad.example");
+        }
+    }
+
+    @Test
+    void aTransientReadErrorFailsTheTaskSoThatTheRestartRetries() throws Exception {
+        String flaky = spamFile().replace("file:", "flaky:");
+        Recording fn = new Recording(config(spamFile()));
+        try (var h = open(fn, null)) {
+            assertThatThrownBy(
+                            () ->
+                                    h.processBroadcastElement(
+                                            ScreenCommand.load(flaky, 2).withSequence(1), 1))
+                    .isInstanceOf(ScreenFilterLoader.BadFilterFileException.class)
+                    .hasMessageContaining("reading failed")
+                    .hasMessageContaining("timed out");
+            assertThat(fn.metrics().loadErrors.getCount()).isZero();
+        }
+        assertThatThrownBy(() -> open(new Recording(config(flaky)), null).close())
+                .isInstanceOf(ScreenFilterLoader.BadFilterFileException.class)
+                .isNotInstanceOf(SuppressRestartsException.class);
+    }
+
+    @Test
+    void aRestoreThatFindsAnotherFileAtThePathFailsAndSaysSo() throws Exception {
+        String path = spamFile();
+        OperatorSubtaskState snapshot;
+        try (var h = open(new Recording(config(path)), null)) {
+            h.processBroadcastElement(ScreenCommand.add("new@spam.example").withSequence(1), 1);
+            snapshot = h.snapshot(1, 10);
+        }
+        String before = String.format("%08x", trailer(path));
+        // Someone rebuilds the list in place, under the same path.
+        writeFilter(
+                tmp.resolve("spam-v1.bloom"),
+                Normalization.EMAIL,
+                Hasher.defaultHasher(),
+                "someone@else.example");
+        String after = String.format("%08x", trailer(path));
+        assertThat(after).isNotEqualTo(before);
+        assertThatThrownBy(() -> open(new Recording(config(path)), snapshot).close())
+                .isInstanceOf(SuppressRestartsException.class)
+                .cause()
+                .hasMessageContaining("changed since filter version 1")
+                .hasMessageContaining("checksum recorded " + before + ", found " + after);
+    }
+
+    private static int trailer(String uri) throws Exception {
+        byte[] b = Files.readAllBytes(Path.of(java.net.URI.create(uri)));
+        return java.nio.ByteBuffer.wrap(b, b.length - 4, 4).getInt();
+    }
+
+    @Test
+    void tasksOfOneJvmShareOneDecodedFilterAndTheLastToCloseFreesIt() throws Exception {
+        String path = spamFile();
+        Recording a = new Recording(config(path));
+        Recording b = new Recording(config(path));
+        var ha = open(a, null);
+        var hb = open(b, null);
+        assertThat(a.filterInForce()).isSameAs(b.filterInForce());
+        assertThat(SharedFilters.uses(path)).isEqualTo(2);
+        hb.processElement("spammer@bad.example,x@good.example", 1);
+        assertThat(flagged(hb)).hasSize(1);
+        ha.close();
+        assertThat(SharedFilters.uses(path)).isEqualTo(1);
+        hb.close();
+        assertThat(SharedFilters.uses(path)).isZero();
     }
 
     @Test
