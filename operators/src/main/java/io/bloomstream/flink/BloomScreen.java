@@ -27,17 +27,21 @@ import org.apache.flink.util.OutputTag;
  * DataStream<Mail> incomplete = clean.getSideOutput(BloomScreen.rejectedTag(mails.getType()));
  * }</pre>
  *
- * <p>Every task loads the filter once in {@code open()}; a missing, truncated or corrupt file, or
- * one built with another hash or normalization, fails the job at start with a message naming the
- * file and the problem. A listed entry is always flagged; an unlisted one is flagged with at most
- * the file's false-positive rate.
+ * <p>The filter is loaded in {@code open()}, decoded as the file streams, once per TaskManager: its
+ * tasks share one copy (keyed by path and checksum). A missing, truncated or corrupt file, or one
+ * built with another hash or normalization, fails the job at start with a message naming the file
+ * and the problem. A restore that finds a different file (another CRC32C) at the path of the
+ * version in force fails the same way rather than screen with other contents. A listed entry is
+ * always flagged; an unlisted one is flagged with at most the file's false-positive rate.
  *
  * <p>Live updates arrive as {@link ScreenCommand}s, broadcast to every task and kept in broadcast
  * state, so they survive failover. Adds and removes go to an exact overlay consulted before the
  * filter: a remove unflags exactly its entry and can never unflag another listed entry (which a
  * counting filter's decrement could, for an entry that was never added). A load command swaps in a
  * new file version atomically and clears the overlay; a bad file is rejected (metric {@link
- * ScreenMetrics#LOAD_ERRORS}) and the old version stays in force.
+ * ScreenMetrics#LOAD_ERRORS}) and the old version stays in force. So is a file that cannot be read
+ * for a reason a retry cannot fix (missing, a path without a file system, permission denied); any
+ * other read error fails the task, and the restart replays the command.
  *
  * <p>Order: as a load clears the overlay and adds and removes are last-write-wins, every task must
  * apply the commands in one order. Flink keeps the order of one producer subtask's records, not of

@@ -28,9 +28,11 @@ import org.slf4j.LoggerFactory;
  * ones to the flagged side output, events with a field missing to the rejected side output. Use it
  * through {@link BloomScreen}.
  *
- * <p>State: only the broadcast state of the commands (the path and version of the file in force,
- * and the overlay of entries added or removed since it was loaded) is checkpointed; each task loads
- * the filter itself from the file, in {@code open()} and on a load command.
+ * <p>State: only the broadcast state of the commands (the path, version and checksum of the file in
+ * force, the last command's sequence number, and the overlay of entries added or removed since it
+ * was loaded) is checkpointed; the filter is loaded from the file, in {@code open()} and on a load
+ * command, and shared with the other tasks of the JVM ({@link SharedFilters}). A restore that finds
+ * another file at the path (another checksum) fails without restarts.
  *
  * @param <T> the event type
  */
