@@ -64,8 +64,12 @@ public final class BloomFilter implements MembershipFilter {
 
     @Override
     public boolean mightContain(long h1, long h2) {
+        return mightContain(h1, h2, scratch);
+    }
+
+    /** {@link #mightContain(long, long)} with the caller's scratch of at least k positions. */
+    boolean mightContain(long h1, long h2, long[] pos) {
         long base = spec.page(h1) * spec.bitsPerPage();
-        long[] pos = scratch;
         spec.positions(h1, h2, pos);
         for (int i = 0, k = spec.hashes(); i < k; i++) {
             long bit = base + pos[i];

@@ -96,10 +96,15 @@ public final class CountingBloomFilter implements MembershipFilter {
 
     @Override
     public boolean mightContain(long h1, long h2) {
+        return mightContain(h1, h2, scratch);
+    }
+
+    /** {@link #mightContain(long, long)} with the caller's scratch of at least k positions. */
+    boolean mightContain(long h1, long h2, long[] pos) {
         long base = base(h1);
-        spec.positions(h1, h2, scratch);
+        spec.positions(h1, h2, pos);
         for (int i = 0, k = spec.hashes(); i < k; i++) {
-            if (counter(base + scratch[i]) == 0) {
+            if (counter(base + pos[i]) == 0) {
                 return false;
             }
         }

@@ -282,9 +282,9 @@ public final class FilterCodec {
      */
     public static FilterFile decodeFile(byte[] bytes, Hasher keyedHasher)
             throws FilterFormatException {
-        checkChecksumFirst(bytes);
+        int crc = checkChecksumFirst(bytes);
         try {
-            return readStream(new ByteArrayInputStream(bytes), bytes.length, keyedHasher, true);
+            return readStream(new ByteArrayInputStream(bytes), bytes.length, keyedHasher, crc);
         } catch (FilterFormatException e) {
             throw e;
         } catch (IOException e) {
@@ -296,7 +296,7 @@ public final class FilterCodec {
      * Checks magic and CRC32C before any field is interpreted, so corrupted input never drives
      * sizing or allocation; a well-formed file of another version still reports its field.
      */
-    private static void checkChecksumFirst(byte[] bytes) throws FilterFormatException {
+    private static int checkChecksumFirst(byte[] bytes) throws FilterFormatException {
         if (bytes.length < HEADER_BYTES + TRAILER_BYTES) {
             throw new FilterFormatException(
                     "length",
@@ -322,6 +322,7 @@ public final class FilterCodec {
                                     + " truncated",
                             stored, (int) crc.getValue()));
         }
+        return stored;
     }
 
     /**
@@ -355,17 +356,35 @@ public final class FilterCodec {
         return readStreaming(in, length, keyedHasher);
     }
 
+    /**
+     * Reads one filter of exactly {@code length} bytes from {@code in} (not closed) as the bytes
+     * stream, without a copy of the input: the heap it takes is the filter's own. The CRC32C is
+     * checked at the end, so a corrupt field may be interpreted before the checksum fails; it is
+     * still checked before it drives an allocation, and no allocation exceeds what {@code length}
+     * can hold. The format is that of {@link #readFile}.
+     *
+     * @throws FilterFormatException if the bytes are not a valid filter
+     * @throws IOException if reading fails
+     */
+    public static FilterFile readFileStreaming(InputStream in, long length, Hasher keyedHasher)
+            throws IOException {
+        return readStreaming(in, length, keyedHasher);
+    }
+
     /** Parses as the bytes stream, checking the CRC at the end: for inputs of 2 GiB and more. */
     static FilterFile readStreaming(InputStream in, long length, Hasher keyedHasher)
             throws IOException {
-        return readStream(in, length, keyedHasher, false);
+        return readStream(in, length, keyedHasher, null);
     }
 
+    /**
+     * {@code verifiedCrc}: the checksum verified before parsing, or null to check it at the end.
+     */
     private static FilterFile readStream(
-            InputStream in, long length, Hasher keyedHasher, boolean checksumVerified)
+            InputStream in, long length, Hasher keyedHasher, Integer verifiedCrc)
             throws IOException {
         try {
-            return parse(new FormatReader(in, length, checksumVerified), keyedHasher);
+            return parse(new FormatReader(in, length, verifiedCrc), keyedHasher);
         } catch (EOFException e) {
             throw new FilterFormatException("length", "unexpected end of input");
         }
@@ -398,8 +417,8 @@ public final class FilterCodec {
                 throw new FilterFormatException(
                         "type", "a page (type " + h.type + ") is not a filter; use decodePage");
         }
-        r.finish();
-        return new FilterFile(filter, h.normalization);
+        int crc = r.finish();
+        return new FilterFile(filter, h.normalization, crc);
     }
 
     /**
@@ -438,8 +457,9 @@ public final class FilterCodec {
      */
     public static Page decodePage(byte[] bytes, Hasher keyedHasher) throws FilterFormatException {
         try {
-            checkChecksumFirst(bytes);
-            FormatReader r = new FormatReader(new ByteArrayInputStream(bytes), bytes.length, true);
+            int crc32c = checkChecksumFirst(bytes);
+            FormatReader r =
+                    new FormatReader(new ByteArrayInputStream(bytes), bytes.length, crc32c);
             Header h = readHeader(r, keyedHasher);
             if (h.type != TYPE_BLOOM_PAGE && h.type != TYPE_COUNTING_PAGE) {
                 throw new FilterFormatException("type", "not a page: type " + h.type);
@@ -657,14 +677,15 @@ public final class FilterCodec {
     private static final class FormatReader {
         private final InputStream raw;
         private final CRC32C crc; // null when the checksum was verified up front
+        private final Integer verifiedCrc;
         private final DataInputStream data;
         private long remaining; // bytes left before the trailer
 
-        FormatReader(InputStream in, long length, boolean checksumVerified) {
+        FormatReader(InputStream in, long length, Integer verifiedCrc) {
             this.raw = in;
-            this.crc = checksumVerified ? null : new CRC32C();
-            this.data =
-                    new DataInputStream(checksumVerified ? in : new CheckedInputStream(in, crc));
+            this.verifiedCrc = verifiedCrc;
+            this.crc = verifiedCrc != null ? null : new CRC32C();
+            this.data = new DataInputStream(crc == null ? in : new CheckedInputStream(in, crc));
             this.remaining = length - TRAILER_BYTES;
         }
 
@@ -706,14 +727,16 @@ public final class FilterCodec {
             return data.readDouble();
         }
 
-        /** Checks that nothing is left but the trailer, and that the trailer matches. */
-        void finish() throws IOException {
+        /**
+         * Checks that nothing is left but the trailer, and that the trailer matches; returns it.
+         */
+        int finish() throws IOException {
             if (remaining != 0) {
                 throw new FilterFormatException(
                         "length", remaining + " unexpected bytes after the body");
             }
             if (crc == null) {
-                return;
+                return verifiedCrc;
             }
             int expected = (int) crc.getValue();
             int found;
@@ -730,6 +753,7 @@ public final class FilterCodec {
                                         + " corrupt",
                                 found, expected));
             }
+            return found;
         }
     }
 }

@@ -27,23 +27,41 @@ import org.apache.flink.util.OutputTag;
  * DataStream<Mail> incomplete = clean.getSideOutput(BloomScreen.rejectedTag(mails.getType()));
  * }</pre>
  *
- * <p>Every task loads the filter once in {@code open()}; a missing, truncated or corrupt file, or
- * one built with another hash or normalization, fails the job at start with a message naming the
- * file and the problem. A listed entry is always flagged; an unlisted one is flagged with at most
- * the file's false-positive rate.
+ * <p>The filter is loaded in {@code open()}, decoded as the file streams, once per TaskManager: its
+ * tasks share one copy (keyed by path and checksum). A missing, truncated or corrupt file, or one
+ * built with another hash or normalization, fails the job at start with a message naming the file
+ * and the problem. A restore that finds a different file (another CRC32C) at the path of the
+ * version in force fails the same way rather than screen with other contents. A listed entry is
+ * always flagged; an unlisted one is flagged with at most the file's false-positive rate.
  *
  * <p>Live updates arrive as {@link ScreenCommand}s, broadcast to every task and kept in broadcast
  * state, so they survive failover. Adds and removes go to an exact overlay consulted before the
  * filter: a remove unflags exactly its entry and can never unflag another listed entry (which a
  * counting filter's decrement could, for an entry that was never added). A load command swaps in a
  * new file version atomically and clears the overlay; a bad file is rejected (metric {@link
- * ScreenMetrics#LOAD_ERRORS}) and the old version stays in force.
+ * ScreenMetrics#LOAD_ERRORS}) and the old version stays in force. So is a file that cannot be read
+ * for a reason a retry cannot fix (missing, a path without a file system, permission denied); any
+ * other read error fails the task, and the restart replays the command.
+ *
+ * <p>Order: as a load clears the overlay and adds and removes are last-write-wins, every task must
+ * apply the commands in one order. Flink keeps the order of one producer subtask's records, not of
+ * several, so the commands pass through a single subtask (parallelism and maximum parallelism 1,
+ * uid {@code PREFIX-commands}) that numbers them ({@link ScreenCommand#sequence}) before the
+ * broadcast; a screen rejects a command it did not number. Commands of different source subtasks
+ * (Kafka partitions, say) are applied in the order they reach that subtask: send two commands whose
+ * order matters from one source subtask. Identical state in every task assumes exactly-once
+ * checkpoints (the default); at-least-once replays may apply commands twice in some tasks.
+ *
+ * <p>Watermarks: commands carry no event time. Their watermarks are dropped and the command input
+ * of the screen is at the final watermark from the start, so the screen forwards the events'
+ * watermark as it is, and an unbounded command stream without watermarks does not hold back
+ * event-time windows downstream.
  *
  * <p>The operator has uid and name {@link ScreenConfig#uidPrefix()}, default {@value #DEFAULT_UID};
  * without a command stream, the command-less source and its flatMap are named with the prefix and
  * {@code -no-commands} and {@code -no-commands-flat} (for the default prefix, as in earlier
- * releases, {@code no-screen-commands} and {@code no-screen-commands-flat}). Give each screen of a
- * job its own prefix.
+ * releases, {@code no-screen-commands} and {@code no-screen-commands-flat}); the command sequencer
+ * is {@code PREFIX-commands} (since 0.3). Give each screen of a job its own prefix.
  */
 @PublicEvolving
 public final class BloomScreen {
@@ -119,7 +137,17 @@ public final class BloomScreen {
         return uidPrefix.equals(DEFAULT_UID) ? DEFAULT_NO_COMMANDS_UID : uidPrefix + "-no-commands";
     }
 
-    /** Screens {@code events}, applying the live updates of {@code commands}. */
+    /** The uid and name of the single producer of the screen's commands. */
+    static String sequencerUid(String uidPrefix) {
+        return uidPrefix + "-commands";
+    }
+
+    /**
+     * Screens {@code events}, applying the live updates of {@code commands}. The commands may come
+     * from any number of subtasks: they pass through one subtask ({@code uidPrefix-commands}) that
+     * numbers them, and every task applies them in that order. Their watermarks are dropped (a
+     * command stream without watermarks does not hold back the events' watermark).
+     */
     public static <T> SingleOutputStreamOperator<T> screen(
             DataStream<T> events, DataStream<ScreenCommand> commands, ScreenConfig<T> config) {
         Objects.requireNonNull(events, "events");
@@ -137,8 +165,14 @@ public final class BloomScreen {
             ScreenFunction<T> function,
             String uidPrefix) {
         Objects.requireNonNull(commands, "commands");
+        String sequencerUid = sequencerUid(uidPrefix);
+        SingleOutputStreamOperator<ScreenCommand> ordered =
+                commands.transform(sequencerUid, commandType(), new ScreenCommandSequencer())
+                        .uid(sequencerUid)
+                        .setParallelism(1)
+                        .setMaxParallelism(1);
         return events.connect(
-                        commands.broadcast(
+                        ordered.broadcast(
                                 ScreenFunction.OVERLAY_STATE, ScreenFunction.FILTER_STATE))
                 .process(function, events.getType())
                 .name(uidPrefix)

@@ -30,6 +30,14 @@ public class ScreenCommand {
     /** The new filter version (LOAD only); it must exceed the version in force. */
     public long version;
 
+    /**
+     * The command's place in the one order every screening task applies commands in: 1, 2, 3, ...,
+     * set by the screen's single command producer ({@link BloomScreen} adds it before the
+     * broadcast); 0 until then. A value set by the sender is replaced; a screen rejects a command
+     * without one.
+     */
+    public long sequence;
+
     /** For Flink's POJO serializer. */
     public ScreenCommand() {}
 
@@ -37,6 +45,13 @@ public class ScreenCommand {
         this.type = type;
         this.value = value;
         this.version = version;
+    }
+
+    /** This command numbered {@code sequence} (a copy). */
+    ScreenCommand withSequence(long sequence) {
+        ScreenCommand c = new ScreenCommand(type, value, version);
+        c.sequence = sequence;
+        return c;
     }
 
     /** Flag {@code entry} from now on. */
@@ -98,16 +113,20 @@ public class ScreenCommand {
             return false;
         }
         ScreenCommand c = (ScreenCommand) o;
-        return type == c.type && Objects.equals(value, c.value) && version == c.version;
+        return type == c.type
+                && Objects.equals(value, c.value)
+                && version == c.version
+                && sequence == c.sequence;
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(type, value, version);
+        return Objects.hash(type, value, version, sequence);
     }
 
     @Override
     public String toString() {
-        return type == Type.LOAD ? "load " + version + " " + value : type + " " + value;
+        String text = type == Type.LOAD ? "load " + version + " " + value : type + " " + value;
+        return sequence == 0 ? text : "#" + sequence + " " + text;
     }
 }

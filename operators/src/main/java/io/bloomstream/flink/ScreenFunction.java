@@ -28,9 +28,11 @@ import org.slf4j.LoggerFactory;
  * ones to the flagged side output, events with a field missing to the rejected side output. Use it
  * through {@link BloomScreen}.
  *
- * <p>State: only the broadcast state of the commands (the path and version of the file in force,
- * and the overlay of entries added or removed since it was loaded) is checkpointed; each task loads
- * the filter itself from the file, in {@code open()} and on a load command.
+ * <p>State: only the broadcast state of the commands (the path, version and checksum of the file in
+ * force, the last command's sequence number, and the overlay of entries added or removed since it
+ * was loaded) is checkpointed; the filter is loaded from the file, in {@code open()} and on a load
+ * command, and shared with the other tasks of the JVM ({@link SharedFilters}). A restore that finds
+ * another file at the path (another checksum) fails without restarts.
  *
  * @param <T> the event type
  */
@@ -46,13 +48,19 @@ public class ScreenFunction<T> extends BroadcastProcessFunction<T, ScreenCommand
             new MapStateDescriptor<>(
                     "bloom-screen-overlay", StringSerializer.INSTANCE, BooleanSerializer.INSTANCE);
 
-    /** Broadcast state of the file in force: keys {@code path} and {@code version}. */
+    /**
+     * Broadcast state of the file in force: keys {@code path} and {@code version}; since 0.3 also
+     * {@code checksum}, the file's CRC32C trailer when it was loaded (8 hex digits), and {@code
+     * sequence}, the last command processed.
+     */
     public static final MapStateDescriptor<String, String> FILTER_STATE =
             new MapStateDescriptor<>(
                     "bloom-screen-filter", StringSerializer.INSTANCE, StringSerializer.INSTANCE);
 
     private static final String PATH = "path";
     private static final String VERSION = "version";
+    private static final String SEQUENCE = "sequence";
+    private static final String CHECKSUM = "checksum";
 
     private final ScreenConfig<T> config;
     private final OutputTag<ScreenMatch<T>> flagged;
@@ -92,6 +100,7 @@ public class ScreenFunction<T> extends BroadcastProcessFunction<T, ScreenCommand
             }
             inForce.put(PATH, config.filterPath());
             inForce.put(VERSION, Long.toString(config.initialVersion()));
+            inForce.remove(CHECKSUM);
             overlay.clear();
         } else if (!inForce.get(PATH).equals(config.filterPath())) {
             LOG.warn(
@@ -125,24 +134,31 @@ public class ScreenFunction<T> extends BroadcastProcessFunction<T, ScreenCommand
         fields = config.fields().toArray(new SerializableFunction[0]);
         String path = inForce.get(PATH);
         long version = Long.parseLong(inForce.get(VERSION));
+        String checksum = inForce.get(CHECKSUM);
         try {
-            loaded = ScreenFilterLoader.load(path, version, normalization, hasher);
+            loaded = ScreenFilterLoader.load(path, version, checksum, normalization, hasher);
         } catch (ScreenFilterLoader.BadFilterFileException e) {
             if (e.permanent()) {
-                // Restarting cannot fix a missing or bad file: fail the job, do not loop.
+                // Restarting cannot fix a missing, bad or changed file: fail, do not loop.
                 throw new SuppressRestartsException(e);
             }
             throw e;
         }
+        if (checksum == null) {
+            inForce.put(CHECKSUM, loaded.checksum());
+        }
         metrics.filterInForce(loaded);
         metrics.overlayEntries(overlaySize);
+        String sequence = inForce.get(SEQUENCE);
+        metrics.commandSequence(sequence == null ? 0 : Long.parseLong(sequence));
         LOG.info(
-                "Screening {} with filter version {} from {} ({} bytes, expected rate {}), {} live"
-                        + " updates",
+                "Screening {} with filter version {} from {} ({} bytes, checksum {}, expected rate"
+                        + " {}), {} live updates",
                 names,
                 version,
                 path,
                 loaded.bytes(),
+                loaded.checksum(),
                 loaded.filter().expectedFpp(),
                 overlaySize);
     }
@@ -179,7 +195,7 @@ public class ScreenFunction<T> extends BroadcastProcessFunction<T, ScreenCommand
                 return live;
             }
         }
-        return loaded.filter().mightContain(value);
+        return loaded.reader().mightContain(value);
     }
 
     @Override
@@ -189,6 +205,15 @@ public class ScreenFunction<T> extends BroadcastProcessFunction<T, ScreenCommand
             commandError(command, "incomplete command");
             return;
         }
+        if (command.sequence <= 0) {
+            // Only the screen's single producer numbers commands; without it tasks could diverge.
+            commandError(
+                    command,
+                    "not numbered by the screen's command producer: commands must reach the"
+                            + " screen through BloomScreen, which gives every task one order");
+            return;
+        }
+        sequenced(command.sequence);
         switch (command.type) {
             case ADD:
             case REMOVE:
@@ -223,7 +248,9 @@ public class ScreenFunction<T> extends BroadcastProcessFunction<T, ScreenCommand
         }
         ScreenFilterLoader.Loaded next;
         try {
-            next = ScreenFilterLoader.load(command.value, command.version, normalization, hasher);
+            next =
+                    ScreenFilterLoader.load(
+                            command.value, command.version, null, normalization, hasher);
         } catch (ScreenFilterLoader.BadFilterFileException e) {
             if (!e.permanent()) {
                 // A transient read error: fail, so the restart replays the command and every
@@ -239,18 +266,54 @@ public class ScreenFunction<T> extends BroadcastProcessFunction<T, ScreenCommand
                     e);
             return false;
         }
+        ScreenFilterLoader.Loaded previous = loaded;
         loaded = next; // one assignment in the task thread: events see the old or the new file
+        previous.lease().close();
         inForce.put(PATH, next.path());
         inForce.put(VERSION, Long.toString(next.version()));
+        inForce.put(CHECKSUM, next.checksum());
         overlay.clear(); // the new file is the whole list
         overlaySize = 0;
         metrics.filterInForce(next);
         LOG.info(
-                "Filter version {} in force: {} ({} bytes)",
+                "Filter version {} in force: {} ({} bytes, checksum {})",
                 next.version(),
                 next.path(),
-                next.bytes());
+                next.bytes(),
+                next.checksum());
         return true;
+    }
+
+    private void sequenced(long sequence) throws Exception {
+        String last = inForce.get(SEQUENCE);
+        if (last != null && sequence <= Long.parseLong(last)) {
+            LOG.warn(
+                    "Screen command #{} after #{}: the command producer restarted without its"
+                            + " state, or commands are replayed (at-least-once checkpoints)",
+                    sequence,
+                    last);
+        }
+        inForce.put(SEQUENCE, Long.toString(sequence));
+        metrics.commandSequence(sequence);
+    }
+
+    @Override
+    public void close() throws Exception {
+        if (loaded != null) {
+            loaded.lease().close(); // the last task of this JVM to let go frees the filter
+            loaded = null;
+        }
+        super.close();
+    }
+
+    /** The metrics (for tests). */
+    ScreenMetrics metrics() {
+        return metrics;
+    }
+
+    /** The filter in force (for tests). */
+    io.bloomstream.filter.MembershipFilter filterInForce() {
+        return loaded.filter();
     }
 
     /** Called after a command took effect in this task (a hook for subclasses and tests). */

@@ -36,6 +36,12 @@ public final class ScreenMetrics {
     /** Counter: commands ignored (unusable entry, stale version). */
     public static final String COMMAND_ERRORS = "bloomScreenCommandErrors";
 
+    /**
+     * Gauge: the sequence number of the last command this task processed (applied or ignored); the
+     * same in every task of a screen once they have processed the same commands.
+     */
+    public static final String COMMAND_SEQUENCE = "bloomScreenCommandSequence";
+
     final Counter screened;
     final Counter flagged;
     final Counter rejected;
@@ -43,6 +49,7 @@ public final class ScreenMetrics {
     final Counter commandErrors;
     private volatile ScreenFilterLoader.Loaded current;
     private volatile int overlayEntries;
+    private volatile long commandSequence;
 
     ScreenMetrics(MetricGroup group) {
         screened = group.counter(SCREENED);
@@ -56,10 +63,15 @@ public final class ScreenMetrics {
                 EXPECTED_FPP,
                 (Gauge<Double>) () -> current == null ? 0 : current.filter().expectedFpp());
         group.gauge(OVERLAY_ENTRIES, (Gauge<Integer>) () -> overlayEntries);
+        group.gauge(COMMAND_SEQUENCE, (Gauge<Long>) () -> commandSequence);
     }
 
     void filterInForce(ScreenFilterLoader.Loaded loaded) {
         current = loaded;
+    }
+
+    void commandSequence(long sequence) {
+        commandSequence = sequence;
     }
 
     void overlayEntries(int n) {

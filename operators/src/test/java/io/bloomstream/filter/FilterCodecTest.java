@@ -50,6 +50,29 @@ class FilterCodecTest {
     }
 
     @Test
+    void goldenFilesStreamToTheSameFiltersAndChecksumsAsFromBytes() throws IOException {
+        for (String name : GoldenFilters.all().keySet()) {
+            byte[] bytes = golden(name);
+            FilterFile fromBytes = FilterCodec.decodeFile(bytes, keyFor(name));
+            FilterFile streamed =
+                    FilterCodec.readFileStreaming(
+                            new java.io.ByteArrayInputStream(bytes), bytes.length, keyFor(name));
+            assertThat(FilterCodec.encode(streamed.filter(), streamed.normalization()))
+                    .as(name)
+                    .isEqualTo(FilterCodec.encode(fromBytes.filter(), fromBytes.normalization()));
+            int trailer = java.nio.ByteBuffer.wrap(bytes, bytes.length - 4, 4).getInt();
+            assertThat(streamed.crc32c()).as(name).isEqualTo(trailer);
+            assertThat(fromBytes.crc32c()).as(name).isEqualTo(trailer);
+            FilterReader reader = FilterReader.of(streamed.filter());
+            int n = name.startsWith("bloom-sparse") ? 10 : 200;
+            int firstPresent = name.startsWith("counting") ? 50 : 0;
+            for (int i = firstPresent; i < n; i++) {
+                assertThat(reader.mightContain(GoldenFilters.item(i))).as(name).isTrue();
+            }
+        }
+    }
+
+    @Test
     void headerLayoutIsWhatTheJavadocSays() throws IOException {
         byte[] b = golden("bloom-classic-v1.bin");
         assertThat(new String(b, 0, 4, java.nio.charset.StandardCharsets.US_ASCII))

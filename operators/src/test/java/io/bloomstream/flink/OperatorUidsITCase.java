@@ -114,6 +114,7 @@ class OperatorUidsITCase {
                 .isEqualTo(
                         Map.of(
                                 "bloom-screen", "bloom-screen",
+                                "bloom-screen-commands", "bloom-screen-commands",
                                 "no-screen-commands", "Source: no-screen-commands",
                                 "no-screen-commands-flat", "no-screen-commands-flat"));
         CountConfig count = countConfig().build();
@@ -253,6 +254,7 @@ class OperatorUidsITCase {
                 .isEqualTo(
                         Map.of(
                                 "spam", "spam",
+                                "spam-commands", "spam-commands",
                                 "spam-no-commands", "Source: spam-no-commands",
                                 "spam-no-commands-flat", "spam-no-commands-flat",
                                 "users", "users",

@@ -169,9 +169,11 @@ class ScreenFunctionTest {
     void liveAddsAndRemovesChangeTheScreenAndARemoveUnflagsOnlyItsEntry() throws Exception {
         Recording fn = new Recording(config(spamFile()));
         try (var h = open(fn, null)) {
-            h.processBroadcastElement(ScreenCommand.add("New@Spam.example"), 1);
-            h.processBroadcastElement(ScreenCommand.remove("spammer@bad.example"), 2);
-            h.processBroadcastElement(ScreenCommand.add("not-an-address"), 3); // unusable: ignored
+            h.processBroadcastElement(ScreenCommand.add("New@Spam.example").withSequence(1), 1);
+            h.processBroadcastElement(
+                    ScreenCommand.remove("spammer@bad.example").withSequence(2), 2);
+            h.processBroadcastElement(
+                    ScreenCommand.add("not-an-address").withSequence(3), 3); // unusable: ignored
             assertThat(fn.applied).hasSize(2);
             h.processElement("new@spam.example,x@good.example", 4);
             h.processElement("spammer@bad.example,x@good.example", 5);
@@ -188,8 +190,9 @@ class ScreenFunctionTest {
         String path = spamFile();
         OperatorSubtaskState snapshot;
         try (var h = open(new Recording(config(path)), null)) {
-            h.processBroadcastElement(ScreenCommand.add("new@spam.example"), 1);
-            h.processBroadcastElement(ScreenCommand.remove("spammer@bad.example"), 2);
+            h.processBroadcastElement(ScreenCommand.add("new@spam.example").withSequence(1), 1);
+            h.processBroadcastElement(
+                    ScreenCommand.remove("spammer@bad.example").withSequence(2), 2);
             snapshot = h.snapshot(1, 10);
         }
         try (var h = open(new Recording(config(path)), snapshot)) {
@@ -210,8 +213,8 @@ class ScreenFunctionTest {
                         "other@spam.example");
         OperatorSubtaskState snapshot;
         try (var h = open(new Recording(config(spamFile())), null)) {
-            h.processBroadcastElement(ScreenCommand.add("new@spam.example"), 1);
-            h.processBroadcastElement(ScreenCommand.load(v2, 2), 2);
+            h.processBroadcastElement(ScreenCommand.add("new@spam.example").withSequence(1), 1);
+            h.processBroadcastElement(ScreenCommand.load(v2, 2).withSequence(2), 2);
             h.processElement("spammer@bad.example,x@good.example", 3);
             h.processElement("new@spam.example,x@good.example", 4);
             h.processElement("other@spam.example,x@good.example", 5);
@@ -240,11 +243,15 @@ class ScreenFunctionTest {
                         "bad.example");
         Recording fn = new Recording(config(spamFile()));
         try (var h = open(fn, null)) {
-            h.processBroadcastElement(ScreenCommand.load(corrupt.toUri().toString(), 2), 1);
             h.processBroadcastElement(
-                    ScreenCommand.load(tmp.resolve("missing").toUri().toString(), 3), 2);
-            h.processBroadcastElement(ScreenCommand.load(other, 4), 3);
-            h.processBroadcastElement(ScreenCommand.load(spamFile(), 1), 4); // stale
+                    ScreenCommand.load(corrupt.toUri().toString(), 2).withSequence(1), 1);
+            h.processBroadcastElement(
+                    ScreenCommand.load(tmp.resolve("missing").toUri().toString(), 3)
+                            .withSequence(2),
+                    2);
+            h.processBroadcastElement(ScreenCommand.load(other, 4).withSequence(3), 3);
+            h.processBroadcastElement(
+                    ScreenCommand.load(spamFile(), 1).withSequence(4), 4); // stale
             assertThat(fn.applied).isEmpty();
             h.processElement("spammer@bad.example,x@good.example", 5);
             assertThat(flagged(h)).hasSize(1);
@@ -263,7 +270,7 @@ class ScreenFunctionTest {
         assertStartFails(
                 Files.createDirectories(tmp.resolve("a-directory")).toUri().toString(),
                 "it is a directory");
-        assertStartFails(write("truncated.bloom", truncated), "crc32c");
+        assertStartFails(write("truncated.bloom", truncated), "truncated");
         assertStartFails(write("magic.bloom", magic), "field magic");
         assertStartFails(write("flipped.bloom", flipped), "checksum mismatch");
         assertStartFails(
@@ -308,7 +315,7 @@ class ScreenFunctionTest {
         String v1 = spamFile();
         OperatorSubtaskState snapshot;
         try (var h = open(new Recording(config(v1)), null)) {
-            h.processBroadcastElement(ScreenCommand.add("new@spam.example"), 1);
+            h.processBroadcastElement(ScreenCommand.add("new@spam.example").withSequence(1), 1);
             snapshot = h.snapshot(1, 10);
         }
         String v2 =
@@ -341,6 +348,110 @@ class ScreenFunctionTest {
             h.processElement("new@spam.example,x@good.example", 2);
             h.processElement("other@spam.example,x@good.example", 3);
             assertThat(flagged(h)).extracting(m -> m.value).containsExactly("other@spam.example");
+        }
+    }
+
+    @Test
+    void aLoadFromAWrongPathOrWithoutPermissionIsRejectedCountedAndTheOldFilterStays()
+            throws Exception {
+        String v2 =
+                writeFilter(
+                        tmp.resolve("spam-v2.bloom"),
+                        Normalization.EMAIL,
+                        Hasher.defaultHasher(),
+                        "other@spam.example");
+        Recording fn = new Recording(config(spamFile()));
+        try (var h = open(fn, null)) {
+            // No file system for the scheme: a typo a retry cannot fix.
+            h.processBroadcastElement(
+                    ScreenCommand.load("nosuchscheme:///lists/spam-v2.bloom", 2).withSequence(1),
+                    1);
+            // The file exists, but the task may not read it (an object store's 403).
+            h.processBroadcastElement(
+                    ScreenCommand.load(v2.replace("file:", "denied:"), 3).withSequence(2), 2);
+            assertThat(fn.applied).isEmpty();
+            assertThat(fn.metrics().loadErrors.getCount()).isEqualTo(2);
+            h.processElement("spammer@bad.example,x@good.example", 3);
+            h.processElement("other@spam.example,x@good.example", 4);
+            assertThat(flagged(h)).extracting(m -> m.value).containsExactly("spammer@bad.example");
+        }
+    }
+
+    @Test
+    void aTransientReadErrorFailsTheTaskSoThatTheRestartRetries() throws Exception {
+        String flaky = spamFile().replace("file:", "flaky:");
+        Recording fn = new Recording(config(spamFile()));
+        try (var h = open(fn, null)) {
+            assertThatThrownBy(
+                            () ->
+                                    h.processBroadcastElement(
+                                            ScreenCommand.load(flaky, 2).withSequence(1), 1))
+                    .isInstanceOf(ScreenFilterLoader.BadFilterFileException.class)
+                    .hasMessageContaining("reading failed")
+                    .hasMessageContaining("timed out");
+            assertThat(fn.metrics().loadErrors.getCount()).isZero();
+        }
+        assertThatThrownBy(() -> open(new Recording(config(flaky)), null).close())
+                .isInstanceOf(ScreenFilterLoader.BadFilterFileException.class)
+                .isNotInstanceOf(SuppressRestartsException.class);
+    }
+
+    @Test
+    void aRestoreThatFindsAnotherFileAtThePathFailsAndSaysSo() throws Exception {
+        String path = spamFile();
+        OperatorSubtaskState snapshot;
+        try (var h = open(new Recording(config(path)), null)) {
+            h.processBroadcastElement(ScreenCommand.add("new@spam.example").withSequence(1), 1);
+            snapshot = h.snapshot(1, 10);
+        }
+        String before = String.format("%08x", trailer(path));
+        // Someone rebuilds the list in place, under the same path.
+        writeFilter(
+                tmp.resolve("spam-v1.bloom"),
+                Normalization.EMAIL,
+                Hasher.defaultHasher(),
+                "someone@else.example");
+        String after = String.format("%08x", trailer(path));
+        assertThat(after).isNotEqualTo(before);
+        assertThatThrownBy(() -> open(new Recording(config(path)), snapshot).close())
+                .isInstanceOf(SuppressRestartsException.class)
+                .cause()
+                .hasMessageContaining("changed since filter version 1")
+                .hasMessageContaining("checksum recorded " + before + ", found " + after);
+    }
+
+    private static int trailer(String uri) throws Exception {
+        byte[] b = Files.readAllBytes(Path.of(java.net.URI.create(uri)));
+        return java.nio.ByteBuffer.wrap(b, b.length - 4, 4).getInt();
+    }
+
+    @Test
+    void tasksOfOneJvmShareOneDecodedFilterAndTheLastToCloseFreesIt() throws Exception {
+        String path = spamFile();
+        Recording a = new Recording(config(path));
+        Recording b = new Recording(config(path));
+        var ha = open(a, null);
+        var hb = open(b, null);
+        assertThat(a.filterInForce()).isSameAs(b.filterInForce());
+        assertThat(SharedFilters.uses(path)).isEqualTo(2);
+        hb.processElement("spammer@bad.example,x@good.example", 1);
+        assertThat(flagged(hb)).hasSize(1);
+        ha.close();
+        assertThat(SharedFilters.uses(path)).isEqualTo(1);
+        hb.close();
+        assertThat(SharedFilters.uses(path)).isZero();
+    }
+
+    @Test
+    void rejectsCommandsThatTheSingleProducerDidNotNumber() throws Exception {
+        Recording fn = new Recording(config(spamFile()));
+        try (var h = open(fn, null)) {
+            h.processBroadcastElement(ScreenCommand.add("new@spam.example"), 1);
+            h.processBroadcastElement(ScreenCommand.remove("spammer@bad.example"), 2);
+            assertThat(fn.applied).isEmpty();
+            h.processElement("new@spam.example,x@good.example", 3);
+            h.processElement("spammer@bad.example,x@good.example", 4);
+            assertThat(flagged(h)).extracting(m -> m.value).containsExactly("spammer@bad.example");
         }
     }
 

@@ -24,14 +24,15 @@ import org.junit.jupiter.params.provider.EnumSource;
 /**
  * Restores the committed operator snapshots of the count, overlap and screen operators under {@code
  * src/test/resources/savepoints}, for every released state layout: {@code 0.1} (filter metadata
- * layout 1) and {@code 0.2} (layout 2). Keyed state is committed for both backends. The files are
- * written by {@link #writeSnapshots} with {@code -Dbloomstream.writeSnapshots=true
- * -Dbloomstream.snapshotVersion=V}; the 0.1 files were written by this class run against the 0.1
- * code.
+ * layout 1), {@code 0.2} (layout 2) and {@code 0.3} (the screen's broadcast state also records the
+ * file's checksum and the last command's sequence number). Keyed state is committed for both
+ * backends. The files are written by {@link #writeSnapshots} with {@code
+ * -Dbloomstream.writeSnapshots=true -Dbloomstream.snapshotVersion=V}; the 0.1 files were written by
+ * this class run against the 0.1 code.
  */
 class StateGoldenTest {
 
-    static final List<String> VERSIONS = List.of("0.1", "0.2");
+    static final List<String> VERSIONS = List.of("0.1", "0.2", "0.3");
     static final String SCREEN_FILTER = "src/test/resources/savepoints/screen-filter.bloom";
 
     static Path file(String operator, String version, Backend backend) {
@@ -159,7 +160,7 @@ class StateGoldenTest {
     @Test
     @EnabledIfSystemProperty(named = "bloomstream.writeSnapshots", matches = "true")
     void writeSnapshots() throws Exception {
-        String version = System.getProperty("bloomstream.snapshotVersion", "0.2");
+        String version = System.getProperty("bloomstream.snapshotVersion", "0.3");
         Files.createDirectories(Path.of(SCREEN_FILTER).getParent());
         if (!Files.exists(Path.of(SCREEN_FILTER))) {
             ScreenFunctionTest.writeFilter(
@@ -195,8 +196,9 @@ class StateGoldenTest {
                                 ScreenFunctionTest.FLAGGED,
                                 ScreenFunctionTest.REJECTED),
                         null)) {
-            h.processBroadcastElement(ScreenCommand.add("new@spam.example"), 1);
-            h.processBroadcastElement(ScreenCommand.remove("phisher@evil.example"), 2);
+            h.processBroadcastElement(ScreenCommand.add("new@spam.example").withSequence(1), 1);
+            h.processBroadcastElement(
+                    ScreenCommand.remove("phisher@evil.example").withSequence(2), 2);
             OperatorSnapshotUtil.writeStateHandle(
                     h.snapshot(1, 10), file("screen", version, null).toString());
         }
