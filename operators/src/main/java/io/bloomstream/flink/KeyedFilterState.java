@@ -244,8 +244,12 @@ final class KeyedFilterState {
             probeTo = bucketOf(TimeMath.minus(TimeMath.plus(time, retentionMillis), 1), meta);
         }
 
-        // Query every generation the event must consult, newest stage first.
+        // Query every generation the event must consult, newest stage first. The newest stage's
+        // page of the generation that holds the event's bucket is kept for the insert, so a new
+        // id reads it once.
         int target = -1;
+        long[] targetWords = null;
+        boolean targetRead = false;
         int stagesSeen = 0;
         for (int s = 0; s < meta.generations(); s++) {
             long first = meta.buckets[s];
@@ -272,6 +276,10 @@ final class KeyedFilterState {
                     }
                     return false;
                 }
+                if (s == target && i == slotStages.size() - 1) {
+                    targetWords = words;
+                    targetRead = true;
+                }
             }
         }
         if (target < 0) {
@@ -285,11 +293,13 @@ final class KeyedFilterState {
                         && current.itemsAdded >= current.capacity)) {
             current = shapes.newStage(stages.size());
             stages.add(current);
+            targetWords = null;
+            targetRead = true; // a new stage has no pages
         }
         int stageIndex = stages.size() - 1;
         FilterSpec spec = current.spec(hasher);
         long pageKey = pageKey(target, stageIndex, spec.page(h1));
-        long[] words = pages.get(pageKey);
+        long[] words = targetRead ? targetWords : pages.get(pageKey);
         if (words == null) {
             words = new long[Pages.words(spec)];
             metrics.pagesAllocated(1);
