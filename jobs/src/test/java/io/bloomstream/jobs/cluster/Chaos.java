@@ -3,6 +3,7 @@ package io.bloomstream.jobs.cluster;
 import io.bloomstream.jobs.cluster.ChaosITCase.Kill;
 import io.bloomstream.jobs.cluster.ChaosITCase.Recovery;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -63,18 +64,36 @@ final class Chaos {
                 cluster.killTaskManager(victim);
                 break;
             case TASK_MANAGER_MID_CHECKPOINT:
+                // A TaskManager running a subtask that has not acknowledged the checkpoint in
+                // progress: the checkpoint cannot complete, the job restores the one before.
                 List<String> names = new ArrayList<>(jobs.keySet());
                 inFlightJob = names.get(random.nextInt(names.size()));
-                victim = draw(hosts.get(inFlightJob));
                 String id = jobs.get(inFlightJob);
+                Map<String, String> where = rest.subtaskLocations(id);
+                List<String> vertices =
+                        where.keySet().stream()
+                                .map(k -> k.substring(0, k.indexOf('/')))
+                                .distinct()
+                                .collect(Collectors.toList());
+                Collections.reverse(vertices); // sinks acknowledge last
                 long deadline = System.currentTimeMillis() + 60_000;
-                while ((inFlight = rest.checkpointInProgress(id)) < 0) {
+                String target = null;
+                while (target == null) {
                     if (System.currentTimeMillis() > deadline) {
                         throw new AssertionError(
-                                "no checkpoint of " + inFlightJob + " in progress in 60 s");
+                                "no checkpoint of " + inFlightJob + " caught in progress in 60 s");
                     }
-                    TimeUnit.MILLISECONDS.sleep(5); // polling a condition, with a deadline
+                    inFlight = rest.checkpointInProgress(id);
+                    if (inFlight >= 0) {
+                        List<String> pending = rest.pendingSubtasks(id, inFlight, vertices);
+                        if (!pending.isEmpty()) {
+                            target = where.get(pending.get(random.nextInt(pending.size())));
+                        }
+                    } else {
+                        TimeUnit.MILLISECONDS.sleep(5); // polling a condition, with a deadline
+                    }
                 }
+                victim = target;
                 killedAt = System.currentTimeMillis();
                 cluster.killTaskManager(victim);
                 break;
@@ -108,10 +127,12 @@ final class Chaos {
         if (inFlight >= 0) {
             notes.add(
                     String.format(
-                            "kill %d: checkpoint %d of %s, in progress at the kill, ended %s",
+                            "kill %d: checkpoint %d of %s, in progress at the kill with a subtask on %s"
+                                    + " not acknowledged, ended %s",
                             index,
                             inFlight,
                             inFlightJob,
+                            victim,
                             rest.checkpointStatus(jobs.get(inFlightJob), inFlight)));
         }
         return recoveries;

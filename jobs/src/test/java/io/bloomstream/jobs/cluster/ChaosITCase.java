@@ -73,7 +73,7 @@ class ChaosITCase {
         List<Kill> plan = plan();
         ChaosData data =
                 SOAK ? new ChaosData(150_000, 150_000, SEED) : new ChaosData(12_000, 12_000, SEED);
-        long produceMillis = SOAK ? 300_000 : 35_000;
+        long produceMillis = SOAK ? 300_000 : 50_000;
         BloomFilter filter = BloomFilter.create(ChaosData.listed().size(), 0.01);
         ChaosData.listed().forEach(s -> filter.add(s));
         Path filterFile = tmp.resolve("spam.bloom");
@@ -83,7 +83,17 @@ class ChaosITCase {
         try (ZooKeeperServer zk = new ZooKeeperServer(tmp);
                 KafkaBroker kafka = new KafkaBroker(Files.createDirectories(tmp.resolve("kafka")));
                 StandaloneCluster cluster = new StandaloneCluster(tmp, config(zk, tmp))) {
-            kafka.start();
+            CompletableFuture<Void> broker =
+                    CompletableFuture.runAsync(
+                            () -> {
+                                try {
+                                    kafka.start();
+                                } catch (Exception e) {
+                                    throw new IllegalStateException(e);
+                                }
+                            });
+            cluster.start(3);
+            broker.get(2, TimeUnit.MINUTES);
             kafka.createTopics(
                     2,
                     "events",
@@ -95,7 +105,6 @@ class ChaosITCase {
                     "clean",
                     "flagged",
                     "dlq-screen");
-            cluster.start(3);
             ClusterRest rest = new ClusterRest(cluster.restAddress());
             String servers = kafka.bootstrapServers();
             var heap = submit(cluster, jar, "heap", List.of(), dedup(servers, "heap", data));

@@ -6,7 +6,11 @@ import java.io.OutputStream;
 import java.net.HttpURLConnection;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -116,6 +120,56 @@ final class ClusterRest {
                             }
                         });
         return tms;
+    }
+
+    /**
+     * The subtasks of the job now, as "vertexId/index" to the TaskManager (resource id) running it,
+     * in the job graph's order (sources first).
+     */
+    Map<String, String> subtaskLocations(String jobId) {
+        Map<String, String> where = new LinkedHashMap<>();
+        get("/jobs/" + jobId)
+                .ifPresent(
+                        job -> {
+                            for (JsonNode v : job.path("vertices")) {
+                                String vertex = v.path("id").asText();
+                                get("/jobs/" + jobId + "/vertices/" + vertex)
+                                        .ifPresent(
+                                                d -> {
+                                                    for (JsonNode s : d.path("subtasks")) {
+                                                        where.put(
+                                                                vertex
+                                                                        + "/"
+                                                                        + s.path("subtask").asInt(),
+                                                                s.path("taskmanager-id").asText());
+                                                    }
+                                                });
+                            }
+                        });
+        return where;
+    }
+
+    /**
+     * The subtasks ("vertexId/index") of {@code vertices} that have not acknowledged checkpoint
+     * {@code id} yet, looking at the vertices in the order given.
+     */
+    List<String> pendingSubtasks(String jobId, long id, List<String> vertices) {
+        List<String> pending = new ArrayList<>();
+        for (String vertex : vertices) {
+            get("/jobs/" + jobId + "/checkpoints/details/" + id + "/subtasks/" + vertex)
+                    .ifPresent(
+                            d -> {
+                                for (JsonNode s : d.path("subtasks")) {
+                                    if (!"completed".equals(s.path("status").asText())) {
+                                        pending.add(vertex + "/" + s.path("index").asInt());
+                                    }
+                                }
+                            });
+            if (!pending.isEmpty()) {
+                return pending;
+            }
+        }
+        return pending;
     }
 
     /** The job's checkpoint statistics (/jobs/:id/checkpoints). */
