@@ -254,7 +254,7 @@ class ChaosITCase {
         c.put("execution.checkpointing.interval", "1 s");
         c.put("execution.checkpointing.num-retained", "2");
         c.put("web.refresh-interval", "100 ms");
-        c.put("rest.cache.checkpoint-statistics.timeout", "100 ms");
+        c.put("rest.cache.checkpoint-statistics.timeout", "1 ms"); // acks seen at once
         return c;
     }
 
