@@ -7,17 +7,23 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
@@ -26,22 +32,22 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * Maven artifacts on this test's class path, on loopback and free ports. It allows the one-hour
  * transaction timeout that Flink's transactional sink asks for. Closing it stops the process.
  */
-final class KafkaBroker implements AutoCloseable {
+public final class KafkaBroker implements AutoCloseable {
 
     private final Path dir;
     private final int port;
     private Process process;
 
-    KafkaBroker(Path dir) throws IOException {
+    public KafkaBroker(Path dir) throws IOException {
         this.dir = dir;
         this.port = Cli.freePort();
     }
 
-    String bootstrapServers() {
+    public String bootstrapServers() {
         return "127.0.0.1:" + port;
     }
 
-    void start() throws Exception {
+    public void start() throws Exception {
         int controller = Cli.freePort();
         Path props = dir.resolve("server.properties");
         Files.writeString(
@@ -131,7 +137,7 @@ final class KafkaBroker implements AutoCloseable {
         throw new IllegalStateException("broker not ready in " + timeout, last);
     }
 
-    Admin admin() {
+    public Admin admin() {
         Properties p = new Properties();
         p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
         p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, 5000);
@@ -139,7 +145,7 @@ final class KafkaBroker implements AutoCloseable {
         return Admin.create(p);
     }
 
-    void createTopics(int partitions, String... names) throws Exception {
+    public void createTopics(int partitions, String... names) throws Exception {
         List<NewTopic> topics = new ArrayList<>();
         for (String n : names) {
             topics.add(new NewTopic(n, partitions, (short) 1));
@@ -149,14 +155,19 @@ final class KafkaBroker implements AutoCloseable {
         }
     }
 
-    /** Sends values (raw bytes) to a topic, keyless, and waits for every ack. */
-    void produce(String topic, Collection<byte[]> values) throws Exception {
+    /** A producer of raw keyless values with acks=all; the caller closes it. */
+    public KafkaProducer<byte[], byte[]> producer() {
         Properties p = new Properties();
         p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
         p.put(ProducerConfig.ACKS_CONFIG, "all");
         p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
         p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
-        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p)) {
+        return new KafkaProducer<>(p);
+    }
+
+    /** Sends values (raw bytes) to a topic, keyless, and waits for every ack. */
+    public void produce(String topic, Collection<byte[]> values) throws Exception {
+        try (KafkaProducer<byte[], byte[]> producer = producer()) {
             for (byte[] v : values) {
                 producer.send(new ProducerRecord<>(topic, v));
             }
@@ -165,7 +176,7 @@ final class KafkaBroker implements AutoCloseable {
     }
 
     /** Everything committed in a topic now, read with isolation.level = read_committed. */
-    List<String> readCommitted(String topic) {
+    public List<String> readCommitted(String topic) {
         Properties p = new Properties();
         p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers());
         p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
@@ -195,6 +206,43 @@ final class KafkaBroker implements AutoCloseable {
             }
         }
         return out;
+    }
+
+    /** Whether the group's committed offsets (committed at checkpoints) reached the end. */
+    public boolean consumedAll(String group, String topic) {
+        try (Admin admin = admin()) {
+            Map<TopicPartition, OffsetAndMetadata> committed =
+                    admin.listConsumerGroupOffsets(group)
+                            .partitionsToOffsetAndMetadata()
+                            .get(5, TimeUnit.SECONDS);
+            Set<TopicPartition> partitions =
+                    admin
+                            .describeTopics(List.of(topic))
+                            .allTopicNames()
+                            .get(5, TimeUnit.SECONDS)
+                            .get(topic)
+                            .partitions()
+                            .stream()
+                            .map(p -> new TopicPartition(topic, p.partition()))
+                            .collect(Collectors.toSet());
+            var end =
+                    admin.listOffsets(
+                                    partitions.stream()
+                                            .collect(
+                                                    Collectors.toMap(
+                                                            p -> p, p -> OffsetSpec.latest())))
+                            .all()
+                            .get(5, TimeUnit.SECONDS);
+            for (TopicPartition p : partitions) {
+                OffsetAndMetadata c = committed.get(p);
+                if (c == null || c.offset() < end.get(p).offset()) {
+                    return false;
+                }
+            }
+            return true;
+        } catch (Exception e) {
+            return false; // not yet known: the caller polls
+        }
     }
 
     @Override

@@ -8,15 +8,9 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
-import java.util.stream.Collectors;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.OffsetSpec;
-import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -145,38 +139,6 @@ class KafkaDedupITCase {
 
     /** Whether the group's committed offsets (committed at checkpoints) reached the end. */
     static boolean consumedAll(KafkaBroker kafka, String group, String topic) {
-        try (Admin admin = kafka.admin()) {
-            Map<TopicPartition, org.apache.kafka.clients.consumer.OffsetAndMetadata> committed =
-                    admin.listConsumerGroupOffsets(group)
-                            .partitionsToOffsetAndMetadata()
-                            .get(5, TimeUnit.SECONDS);
-            Set<TopicPartition> partitions =
-                    admin
-                            .describeTopics(List.of(topic))
-                            .allTopicNames()
-                            .get(5, TimeUnit.SECONDS)
-                            .get(topic)
-                            .partitions()
-                            .stream()
-                            .map(p -> new TopicPartition(topic, p.partition()))
-                            .collect(Collectors.toSet());
-            var end =
-                    admin.listOffsets(
-                                    partitions.stream()
-                                            .collect(
-                                                    Collectors.toMap(
-                                                            p -> p, p -> OffsetSpec.latest())))
-                            .all()
-                            .get(5, TimeUnit.SECONDS);
-            for (TopicPartition p : partitions) {
-                var c = committed.get(p);
-                if (c == null || c.offset() < end.get(p).offset()) {
-                    return false;
-                }
-            }
-            return true;
-        } catch (Exception e) {
-            return false;
-        }
+        return kafka.consumedAll(group, topic);
     }
 }

@@ -11,15 +11,19 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 /**
  * A Flink standalone session cluster of separate JVMs started from the Maven artifacts on this
- * test's class path (no Flink distribution needed): one JobManager and two TaskManagers on loopback
- * and free ports, sized the way Flink's start scripts size them ({@code BashJavaUtils}). Closing it
- * stops the processes it started, by their ids.
+ * test's class path (no Flink distribution needed): one JobManager and TaskManagers on loopback and
+ * free ports, sized the way Flink's start scripts size them ({@code BashJavaUtils}). TaskManagers
+ * are named {@code tm-0}, {@code tm-1}, ... (their {@code taskmanager.resource-id}, as the REST API
+ * shows it), and can be killed with SIGKILL and replaced; so can the JobManager. Closing it stops
+ * the processes it started, by their ids.
  */
 final class StandaloneCluster implements AutoCloseable {
 
@@ -46,34 +50,43 @@ final class StandaloneCluster implements AutoCloseable {
     private final String classPath;
     private final int restPort;
     private final List<Process> processes = new ArrayList<>();
+    private final Map<String, Process> taskManagers = new LinkedHashMap<>();
+    private Process jobManager;
+    private int jobManagerStarts;
+    private List<String> tmParams;
 
     StandaloneCluster(Path dir) throws Exception {
+        this(dir, Map.of());
+    }
+
+    /** A cluster whose config.yaml also has (or overrides with) {@code extraConfig}. */
+    StandaloneCluster(Path dir, Map<String, String> extraConfig) throws Exception {
         this.dir = dir;
         this.conf = Files.createDirectories(dir.resolve("conf"));
         this.classPath = flinkClassPath();
         this.restPort = Cli.freePort();
-        Files.writeString(
-                conf.resolve("config.yaml"),
-                String.join(
-                        "\n",
-                        "jobmanager.rpc.address: localhost",
-                        "jobmanager.rpc.port: " + Cli.freePort(),
-                        "jobmanager.bind-host: localhost",
-                        "jobmanager.memory.process.size: 1024m",
-                        "rest.address: localhost",
-                        "rest.bind-address: localhost",
-                        "rest.port: " + restPort,
-                        "blob.server.port: " + Cli.freePort(),
-                        "taskmanager.host: localhost",
-                        "taskmanager.bind-host: localhost",
-                        "taskmanager.rpc.port: 0",
-                        "taskmanager.data.port: 0",
-                        "taskmanager.numberOfTaskSlots: 2",
-                        "taskmanager.memory.process.size: 1280m",
-                        "parallelism.default: 2",
-                        "execution.checkpointing.dir: " + dir.resolve("checkpoints").toUri(),
-                        "io.tmp.dirs: " + Files.createDirectories(dir.resolve("io")),
-                        ""));
+        Map<String, String> config = new LinkedHashMap<>();
+        config.put("jobmanager.rpc.address", "localhost");
+        config.put("jobmanager.rpc.port", Integer.toString(Cli.freePort()));
+        config.put("jobmanager.bind-host", "localhost");
+        config.put("jobmanager.memory.process.size", "1024m");
+        config.put("rest.address", "localhost");
+        config.put("rest.bind-address", "localhost");
+        config.put("rest.port", Integer.toString(restPort));
+        config.put("blob.server.port", Integer.toString(Cli.freePort()));
+        config.put("taskmanager.host", "localhost");
+        config.put("taskmanager.bind-host", "localhost");
+        config.put("taskmanager.rpc.port", "0");
+        config.put("taskmanager.data.port", "0");
+        config.put("taskmanager.numberOfTaskSlots", "2");
+        config.put("taskmanager.memory.process.size", "1280m");
+        config.put("parallelism.default", "2");
+        config.put("execution.checkpointing.dir", dir.resolve("checkpoints").toUri().toString());
+        config.put("io.tmp.dirs", Files.createDirectories(dir.resolve("io")).toString());
+        config.putAll(extraConfig);
+        StringBuilder yaml = new StringBuilder();
+        config.forEach((k, v) -> yaml.append(k).append(": ").append(v).append('\n'));
+        Files.writeString(conf.resolve("config.yaml"), yaml);
         Files.writeString(
                 conf.resolve("log4j.properties"),
                 String.join(
@@ -93,23 +106,67 @@ final class StandaloneCluster implements AutoCloseable {
     }
 
     void start(int taskManagers) throws Exception {
-        List<String> jm = resourceParams("GET_JM_RESOURCE_PARAMS");
-        processes.add(
-                launch(
-                        "jobmanager",
-                        jm.get(0),
-                        "org.apache.flink.runtime.entrypoint.StandaloneSessionClusterEntrypoint",
-                        jm.get(1)));
-        List<String> tm = resourceParams("GET_TM_RESOURCE_PARAMS");
+        startJobManager();
+        tmParams = resourceParams("GET_TM_RESOURCE_PARAMS");
         for (int i = 0; i < taskManagers; i++) {
-            processes.add(
-                    launch(
-                            "taskmanager-" + i,
-                            tm.get(0),
-                            "org.apache.flink.runtime.taskexecutor.TaskManagerRunner",
-                            tm.get(1)));
+            startTaskManager();
         }
         awaitTaskManagers(taskManagers, Duration.ofSeconds(90));
+    }
+
+    /** Starts a JobManager (again, after {@link #killJobManager()}: with HA it takes over). */
+    void startJobManager() throws Exception {
+        List<String> jm = resourceParams("GET_JM_RESOURCE_PARAMS");
+        jobManager =
+                launch(
+                        "jobmanager-" + jobManagerStarts++,
+                        jm.get(0),
+                        "org.apache.flink.runtime.entrypoint.StandaloneSessionClusterEntrypoint",
+                        jm.get(1));
+        processes.add(jobManager);
+    }
+
+    /** Starts one more TaskManager, named {@code tm-N}; returns its name. Does not wait. */
+    String startTaskManager() throws IOException {
+        String name = "tm-" + taskManagers.size();
+        Process p =
+                launch(
+                        name,
+                        tmParams.get(0),
+                        "org.apache.flink.runtime.taskexecutor.TaskManagerRunner",
+                        tmParams.get(1) + " -D taskmanager.resource-id=" + name);
+        processes.add(p);
+        taskManagers.put(name, p);
+        return name;
+    }
+
+    /** Kills TaskManager {@code name} with SIGKILL and waits until the process is gone. */
+    void killTaskManager(String name) throws InterruptedException {
+        kill(taskManagers.get(name));
+    }
+
+    /** Kills the JobManager with SIGKILL and waits until the process is gone. */
+    void killJobManager() throws InterruptedException {
+        kill(jobManager);
+    }
+
+    private static void kill(Process p) throws InterruptedException {
+        p.destroyForcibly(); // SIGKILL on Linux: no shutdown hooks, no goodbye to the cluster
+        if (!p.waitFor(30, TimeUnit.SECONDS)) {
+            throw new IllegalStateException("process " + p.pid() + " survived SIGKILL");
+        }
+    }
+
+    /** The names of the TaskManagers whose process is alive. */
+    List<String> liveTaskManagers() {
+        return taskManagers.entrySet().stream()
+                .filter(e -> e.getValue().isAlive())
+                .map(Map.Entry::getKey)
+                .collect(Collectors.toList());
+    }
+
+    Path dir() {
+        return dir;
     }
 
     /** Runs {@code flink run} (the CLI front end) with {@code args}; returns its exit status. */
@@ -180,15 +237,16 @@ final class StandaloneCluster implements AutoCloseable {
         return results.subList(results.size() - 2, results.size());
     }
 
-    private void awaitTaskManagers(int count, Duration timeout) throws Exception {
+    void awaitTaskManagers(int count, Duration timeout) throws Exception {
         long deadline = System.nanoTime() + timeout.toNanos();
         String last = "";
         while (System.nanoTime() < deadline) {
-            for (Process p : processes) {
-                if (!p.isAlive()) {
-                    throw new IllegalStateException(
-                            "a cluster process exited with " + p.exitValue() + "; logs in " + dir);
-                }
+            if (!jobManager.isAlive()) {
+                throw new IllegalStateException(
+                        "the JobManager exited with "
+                                + jobManager.exitValue()
+                                + "; logs in "
+                                + dir);
             }
             try {
                 HttpURLConnection c =
@@ -220,12 +278,14 @@ final class StandaloneCluster implements AutoCloseable {
     /** Stops the processes this cluster started, by their ids. */
     @Override
     public void close() throws Exception {
+        // Process.destroy() does nothing for a process that has exited (a killed one, whose pid
+        // may be reused), unlike a ProcessHandle looked up by pid.
         for (Process p : processes) {
-            ProcessHandle.of(p.pid()).ifPresent(ProcessHandle::destroy);
+            p.destroy();
         }
         for (Process p : processes) {
             if (!p.waitFor(30, TimeUnit.SECONDS)) {
-                ProcessHandle.of(p.pid()).ifPresent(ProcessHandle::destroyForcibly);
+                p.destroyForcibly();
                 p.waitFor(10, TimeUnit.SECONDS);
             }
         }
