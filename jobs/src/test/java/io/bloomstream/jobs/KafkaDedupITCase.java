@@ -3,6 +3,7 @@ package io.bloomstream.jobs;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.bloomstream.jobs.io.Parsed;
+import io.bloomstream.testing.FailOnce;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -93,22 +94,20 @@ class KafkaDedupITCase {
 
             // Run 2: restore; once a checkpoint completed, send the rest, fail once after 500
             // records, recover from the checkpoint, and stop again when all is consumed.
-            KafkaJobs.FailOnce.reset(true);
+            FailOnce.reset(true);
             DedupCommand run2 = KafkaJobs.command(args);
-            run2.tap = s -> s.map(new KafkaJobs.FailOnce<Parsed>(500)).returns(Parsed.TYPE);
+            run2.tap = s -> s.map(new FailOnce<Parsed>(500)).returns(Parsed.TYPE);
             StreamExecutionEnvironment env2 = KafkaJobs.environment(savepoint);
             run2.build(env2);
             JobClient job2 = env2.executeAsync("dedup-2");
-            KafkaJobs.await(job2, "a checkpoint", KafkaJobs.FailOnce.CHECKPOINTED::get);
+            KafkaJobs.await(job2, "a checkpoint", FailOnce.CHECKPOINTED::get);
             kafka.produce("events", second);
             KafkaJobs.await(
                     job2,
                     "failure and recovery",
-                    () ->
-                            KafkaJobs.FailOnce.FAILED.get()
-                                    && consumedAll(kafka, "dedup-it", "events"));
+                    () -> FailOnce.FAILED.get() && consumedAll(kafka, "dedup-it", "events"));
             KafkaJobs.savepoint(job2, tmp.resolve("savepoints-2"));
-            assertThat(KafkaJobs.FailOnce.FAILED.get()).as("failure injected").isTrue();
+            assertThat(FailOnce.FAILED.get()).as("failure injected").isTrue();
 
             List<String> out = kafka.readCommitted("unique");
             Set<String> ids = new HashSet<>();

@@ -4,11 +4,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
-import org.apache.flink.api.common.functions.MapFunction;
-import org.apache.flink.api.common.state.CheckpointListener;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.configuration.RestartStrategyOptions;
@@ -71,45 +67,5 @@ final class KafkaJobs {
                                 false, dir.toUri().toString(), SavepointFormatType.CANONICAL)
                         .get(120, TimeUnit.SECONDS);
         return Path.of(java.net.URI.create(path));
-    }
-
-    /**
-     * Passes records through and throws once, after {@code after} records and only once a
-     * checkpoint has completed, so the restart restores real state.
-     */
-    static final class FailOnce<T> implements MapFunction<T, T>, CheckpointListener {
-        private static final long serialVersionUID = 1L;
-        static final AtomicBoolean ENABLED = new AtomicBoolean();
-        static final AtomicBoolean FAILED = new AtomicBoolean();
-        static final AtomicBoolean CHECKPOINTED = new AtomicBoolean();
-        static final AtomicLong SEEN = new AtomicLong();
-        private final long after;
-
-        FailOnce(long after) {
-            this.after = after;
-        }
-
-        static void reset(boolean enabled) {
-            ENABLED.set(enabled);
-            FAILED.set(false);
-            CHECKPOINTED.set(false);
-            SEEN.set(0);
-        }
-
-        @Override
-        public T map(T value) {
-            if (ENABLED.get()
-                    && CHECKPOINTED.get()
-                    && SEEN.incrementAndGet() >= after
-                    && FAILED.compareAndSet(false, true)) {
-                throw new IllegalStateException("injected failure");
-            }
-            return value;
-        }
-
-        @Override
-        public void notifyCheckpointComplete(long checkpointId) {
-            CHECKPOINTED.set(true);
-        }
     }
 }

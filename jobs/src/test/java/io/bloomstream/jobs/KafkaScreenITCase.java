@@ -6,6 +6,7 @@ import io.bloomstream.filter.BloomFilter;
 import io.bloomstream.filter.FilterCodec;
 import io.bloomstream.filter.Normalization;
 import io.bloomstream.jobs.io.Parsed;
+import io.bloomstream.testing.FailOnce;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -125,19 +126,19 @@ class KafkaScreenITCase {
             Path savepoint = KafkaJobs.savepoint(job1, tmp.resolve("savepoints"));
 
             // Run 2: restore, screen batch 2 with one injected failure after a checkpoint.
-            KafkaJobs.FailOnce.reset(true);
+            FailOnce.reset(true);
             ScreenCommandLine run2 = KafkaJobs.command(args);
-            run2.tap = s -> s.map(new KafkaJobs.FailOnce<Parsed>(300)).returns(Parsed.TYPE);
+            run2.tap = s -> s.map(new FailOnce<Parsed>(300)).returns(Parsed.TYPE);
             StreamExecutionEnvironment env2 = KafkaJobs.environment(savepoint);
             run2.build(env2);
             JobClient job2 = env2.executeAsync("screen-2");
-            KafkaJobs.await(job2, "a checkpoint", KafkaJobs.FailOnce.CHECKPOINTED::get);
+            KafkaJobs.await(job2, "a checkpoint", FailOnce.CHECKPOINTED::get);
             kafka.produce("mails", mails(2000, 4000));
             KafkaJobs.await(
                     job2,
                     "batch 2 screened after a failure",
                     () ->
-                            KafkaJobs.FailOnce.FAILED.get()
+                            FailOnce.FAILED.get()
                                     && KafkaDedupITCase.consumedAll(kafka, "screen-it", "mails"));
             KafkaJobs.savepoint(job2, tmp.resolve("savepoints-2"));
 

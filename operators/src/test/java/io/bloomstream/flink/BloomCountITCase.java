@@ -3,6 +3,7 @@ package io.bloomstream.flink;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.bloomstream.flink.DedupHarness.Backend;
+import io.bloomstream.testing.FailOnce;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -58,7 +59,7 @@ class BloomCountITCase {
             Backend backend, @TempDir Path tmp) throws Exception {
         List<String> clean = run(backend, tmp.resolve("clean"), false);
         List<String> failed = run(backend, tmp.resolve("failed"), true);
-        assertThat(BloomDedupITCase.FailOnce.FAILED.get()).as("failure injected").isTrue();
+        assertThat(FailOnce.FAILED.get()).as("failure injected").isTrue();
 
         Map<String, Set<Long>> truth = new HashMap<>();
         for (long i = 0; i < EVENTS; i++) {
@@ -160,7 +161,7 @@ class BloomCountITCase {
     }
 
     private static List<String> run(Backend backend, Path dir, boolean fail) throws Exception {
-        BloomDedupITCase.FailOnce.reset(fail);
+        FailOnce.reset(fail);
         Configuration conf = backend.jobConfig();
         conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
         conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 2);
@@ -203,7 +204,7 @@ class BloomCountITCase {
                                         e.stages,
                                         e.isFinal ? ",final" : ",t" + e.timestamp))
                 .returns(Types.STRING)
-                .map(new BloomDedupITCase.FailOnce(EVENTS / 1000))
+                .map(new FailOnce<String>(EVENTS / 1000))
                 .returns(Types.STRING)
                 .sinkTo(
                         FileSink.forRowFormat(

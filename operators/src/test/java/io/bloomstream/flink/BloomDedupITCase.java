@@ -3,6 +3,7 @@ package io.bloomstream.flink;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.bloomstream.flink.DedupHarness.Backend;
+import io.bloomstream.testing.FailOnce;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -14,14 +15,9 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
-import org.apache.flink.api.common.functions.OpenContext;
-import org.apache.flink.api.common.functions.RichMapFunction;
 import org.apache.flink.api.common.serialization.SimpleStringEncoder;
-import org.apache.flink.api.common.state.CheckpointListener;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.connector.source.util.ratelimit.RateLimiterStrategy;
 import org.apache.flink.configuration.Configuration;
@@ -155,7 +151,7 @@ class BloomDedupITCase {
         DataStream<String> deduped =
                 BloomDedup.perKey(
                         events.keyBy(DedupHarness::key), DedupHarness.idSelector(), config());
-        deduped.map(new FailOnce(DISTINCT / 4))
+        deduped.map(new FailOnce<String>(DISTINCT / 4))
                 .returns(Types.STRING)
                 .sinkTo(
                         FileSink.forRowFormat(
@@ -176,50 +172,6 @@ class BloomDedupITCase {
             }
         }
         return lines;
-    }
-
-    /**
-     * Passes records through and throws once, after {@code after} records and only once a
-     * checkpoint has completed, so the restart restores real state.
-     */
-    static final class FailOnce extends RichMapFunction<String, String>
-            implements CheckpointListener {
-        static final AtomicBoolean ENABLED = new AtomicBoolean();
-        static final AtomicBoolean FAILED = new AtomicBoolean();
-        static final AtomicBoolean CHECKPOINTED = new AtomicBoolean();
-        static final AtomicLong SEEN = new AtomicLong();
-        private final long after;
-
-        FailOnce(long after) {
-            this.after = after;
-        }
-
-        static void reset(boolean enabled) {
-            ENABLED.set(enabled);
-            FAILED.set(false);
-            CHECKPOINTED.set(false);
-            SEEN.set(0);
-        }
-
-        @Override
-        public void open(OpenContext ctx) {}
-
-        @Override
-        public String map(String value) {
-            if (ENABLED.get()
-                    && !FAILED.get()
-                    && CHECKPOINTED.get()
-                    && SEEN.incrementAndGet() >= after
-                    && FAILED.compareAndSet(false, true)) {
-                throw new IllegalStateException("injected failure");
-            }
-            return value;
-        }
-
-        @Override
-        public void notifyCheckpointComplete(long checkpointId) {
-            CHECKPOINTED.set(true);
-        }
     }
 
     /** Global mode: one logical filter across all subtasks. */

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.bloomstream.flink.DedupHarness.Backend;
 import io.bloomstream.flink.DedupModel.Expect;
 import io.bloomstream.flink.DedupModel.Outcome;
+import io.bloomstream.testing.FailOnce;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -128,7 +129,7 @@ class DedupModelITCase {
     @ParameterizedTest
     @EnumSource(Backend.class)
     void outputsFollowTheModelThroughAFailure(Backend backend, @TempDir Path tmp) throws Exception {
-        BloomDedupITCase.FailOnce.reset(true);
+        FailOnce.reset(true);
         StreamExecutionEnvironment env = BloomDedupITCase.env(backend);
         env.enableCheckpointing(100);
         env.getConfig().setAutoWatermarkInterval(20);
@@ -154,12 +155,12 @@ class DedupModelITCase {
                         events.keyBy(DedupModelITCase::key),
                         IdSelector.ofString(DedupModelITCase::id),
                         CONFIG);
-        sink(firsts.map(new BloomDedupITCase.FailOnce(300)).returns(Types.STRING), tmp, "main");
+        sink(firsts.map(new FailOnce<String>(300)).returns(Types.STRING), tmp, "main");
         sink(firsts.getSideOutput(BloomDedup.duplicatesTag(Types.STRING)), tmp, "duplicates");
         sink(firsts.getSideOutput(BloomDedup.lateTag(Types.STRING)), tmp, "late");
         sink(firsts.getSideOutput(BloomDedup.rejectedTag(Types.STRING)), tmp, "rejected");
         env.execute("dedup-model-" + backend);
-        assertThat(BloomDedupITCase.FailOnce.FAILED.get()).as("the failure was injected").isTrue();
+        assertThat(FailOnce.FAILED.get()).as("the failure was injected").isTrue();
 
         Map<Integer, Outcome> outcome = new HashMap<>();
         read(tmp, "main", Outcome.PASSED, outcome);
