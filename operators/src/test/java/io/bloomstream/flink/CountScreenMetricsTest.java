@@ -55,8 +55,8 @@ class CountScreenMetricsTest {
                         .window(java.time.Duration.ofMillis(100))
                         .build();
         OperatorSubtaskState snapshot;
-        HarnessMetrics m = new HarnessMetrics();
-        try (var h = count(config, backend, m)) {
+        try (HarnessMetrics m = new HarnessMetrics();
+                var h = count(config, backend, m)) {
             h.open();
             assertThat(m.count(BloomCountFunction.REJECTED)).isZero();
             h.processElement("a,1", 10);
@@ -68,8 +68,8 @@ class CountScreenMetricsTest {
             h.processElement("a,4", 160);
             snapshot = h.snapshot(1, 1);
         }
-        HarnessMetrics after = new HarnessMetrics();
-        try (var h = count(config, backend, after)) {
+        try (HarnessMetrics after = new HarnessMetrics();
+                var h = count(config, backend, after)) {
             h.initializeState(snapshot);
             h.open();
             assertThat(after.count(BloomCountFunction.REJECTED)).as("a new run").isZero();
@@ -124,8 +124,8 @@ class CountScreenMetricsTest {
                 v2, Normalization.EMAIL, Hasher.defaultHasher(), "other@spam.example");
         ScreenConfig<String> config = ScreenFunctionTest.config(v1.toUri().toString());
         OperatorSubtaskState snapshot;
-        HarnessMetrics m = new HarnessMetrics(1, 1, 0);
-        try (var h = screen(config, m, null)) {
+        try (HarnessMetrics m = new HarnessMetrics(1, 1, 0);
+                var h = screen(config, m, null)) {
             assertThat(m.gauge(ScreenMetrics.FILTER_VERSION)).isEqualTo(1L);
             assertThat(m.gauge(ScreenMetrics.FILTER_BYTES)).isEqualTo(Files.size(v1));
             assertThat(m.number(ScreenMetrics.EXPECTED_FPP)).isPositive().isLessThan(0.001);
@@ -149,8 +149,8 @@ class CountScreenMetricsTest {
             snapshot = h.snapshot(1, 1);
         }
 
-        HarnessMetrics after = new HarnessMetrics(1, 1, 0);
-        try (var h = screen(config, after, snapshot)) {
+        try (HarnessMetrics after = new HarnessMetrics(1, 1, 0);
+                var h = screen(config, after, snapshot)) {
             assertThat(after.count(ScreenMetrics.SCREENED)).as("a new run").isZero();
             assertThat(after.gauge(ScreenMetrics.OVERLAY_ENTRIES)).isEqualTo(2);
             assertThat(after.gauge(ScreenMetrics.COMMAND_SEQUENCE)).isEqualTo(3L);

@@ -46,8 +46,8 @@ class DedupMetricsTest {
     @EnumSource(Backend.class)
     void everyCounterAndGaugeMovesAndMovesAgainAfterARestore(Backend backend) throws Exception {
         OperatorSubtaskState snapshot;
-        HarnessMetrics m = new HarnessMetrics();
-        try (var h = open(tenSeconds(), backend, m, null)) {
+        try (HarnessMetrics m = new HarnessMetrics();
+                var h = open(tenSeconds(), backend, m, null)) {
             assertThat(m.number(DedupMetrics.WORST_FILL_RATIO)).isZero();
             assertThat(m.number(DedupMetrics.ALLOCATED_PAGES)).isZero();
             h.processElement("a,1", 1_000);
@@ -79,8 +79,8 @@ class DedupMetricsTest {
             snapshot = h.snapshot(1, 1);
         }
 
-        HarnessMetrics after = new HarnessMetrics();
-        try (var h = open(tenSeconds(), backend, after, snapshot)) {
+        try (HarnessMetrics after = new HarnessMetrics();
+                var h = open(tenSeconds(), backend, after, snapshot)) {
             assertThat(after.count(DedupMetrics.RECORDS_IN)).as("a new run").isZero();
             assertThat(after.number(DedupMetrics.ALLOCATED_PAGES)).as("no key read yet").isZero();
             h.processElement("b,7", 3_500); // remembered across the restore
@@ -121,8 +121,8 @@ class DedupMetricsTest {
                         .retention(Duration.ofMillis(10), DedupConfig.TimeDomain.EVENT_TIME)
                         .build();
         OperatorSubtaskState snapshot;
-        HarnessMetrics m = new HarnessMetrics();
-        try (var h = open(config, backend, m, null)) {
+        try (HarnessMetrics m = new HarnessMetrics();
+                var h = open(config, backend, m, null)) {
             for (int i = 0; i < 100; i++) {
                 h.processElement("a," + i, 1_000L * i);
             }
@@ -134,8 +134,8 @@ class DedupMetricsTest {
             assertThat(m.number(DedupMetrics.ALLOCATED_PAGES)).isEqualTo(pagesInState(h));
             snapshot = h.snapshot(1, 1);
         }
-        HarnessMetrics after = new HarnessMetrics();
-        try (var h = open(config, backend, after, snapshot)) {
+        try (HarnessMetrics after = new HarnessMetrics();
+                var h = open(config, backend, after, snapshot)) {
             for (int i = 100; i < 200; i++) {
                 h.processElement("a," + i, 1_000L * i);
             }
@@ -164,13 +164,13 @@ class DedupMetricsTest {
     void allocatedPagesEqualThePagesLeftWhenTimersFreeRestoredState(Backend backend)
             throws Exception {
         Version v = Version.V0_2;
-        HarnessMetrics m = new HarnessMetrics();
-        try (var h =
-                open(
-                        v.config,
-                        backend,
-                        m,
-                        OperatorSnapshotUtil.readStateHandle(v.file(backend).toString()))) {
+        try (HarnessMetrics m = new HarnessMetrics();
+                var h =
+                        open(
+                                v.config,
+                                backend,
+                                m,
+                                OperatorSnapshotUtil.readStateHandle(v.file(backend).toString()))) {
             long restored = pagesInState(h);
             assertThat(restored).isPositive();
             assertThat(m.number(DedupMetrics.ALLOCATED_PAGES)).isZero();
@@ -201,13 +201,13 @@ class DedupMetricsTest {
     void layout1StateIsCountedOnceWhenEachKeyIsFirstRead(Backend backend) throws Exception {
         Version v = Version.V0_1;
         OperatorSubtaskState snapshot;
-        HarnessMetrics m = new HarnessMetrics();
-        try (var h =
-                open(
-                        v.config,
-                        backend,
-                        m,
-                        OperatorSnapshotUtil.readStateHandle(v.file(backend).toString()))) {
+        try (HarnessMetrics m = new HarnessMetrics();
+                var h =
+                        open(
+                                v.config,
+                                backend,
+                                m,
+                                OperatorSnapshotUtil.readStateHandle(v.file(backend).toString()))) {
             for (int round = 0; round < 2; round++) {
                 for (int k = 0; k < 5; k++) {
                     h.processElement("k" + k + "," + k, 0); // id k of key k: remembered
@@ -217,8 +217,8 @@ class DedupMetricsTest {
             assertThat(m.number(DedupMetrics.ALLOCATED_PAGES)).isEqualTo(pagesInState(h));
             snapshot = h.snapshot(2, 2);
         }
-        HarnessMetrics after = new HarnessMetrics();
-        try (var h = open(v.config, backend, after, snapshot)) {
+        try (HarnessMetrics after = new HarnessMetrics();
+                var h = open(v.config, backend, after, snapshot)) {
             for (int k = 0; k < 5; k++) {
                 h.processElement("k" + k + ",new", 0);
             }

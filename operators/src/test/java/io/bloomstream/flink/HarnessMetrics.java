@@ -18,9 +18,10 @@ import org.apache.flink.runtime.operators.testutils.MockEnvironmentBuilder;
 /**
  * A mock task environment for operator test harnesses whose metric group registers with a registry
  * that keeps the metrics of the operator's group, so a test reads them back by name as a reporter
- * would. One instance per harness (per run: a restore gets a new one, as a restarted task does).
+ * would. One instance per harness (per run: a restore gets a new one, as a restarted task does);
+ * close it after the harness (the harness does not close an environment it was given).
  */
-final class HarnessMetrics {
+final class HarnessMetrics implements AutoCloseable {
 
     private final Map<String, Metric> operatorMetrics = new ConcurrentHashMap<>();
     private final MockEnvironment environment;
@@ -52,6 +53,11 @@ final class HarnessMetrics {
     /** For a harness of one subtask. */
     HarnessMetrics() {
         this(DedupHarness.MAX_PARALLELISM, 1, 0);
+    }
+
+    @Override
+    public void close() throws Exception {
+        environment.close();
     }
 
     MockEnvironment environment() {

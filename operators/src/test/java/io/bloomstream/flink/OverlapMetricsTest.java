@@ -98,8 +98,8 @@ class OverlapMetricsTest {
     @Test
     void rejectedAndShapeMismatchMoveInEveryRun() throws Exception {
         OperatorSubtaskState snapshot;
-        HarnessMetrics m = new HarnessMetrics();
-        try (var h = new Harness(m)) {
+        try (HarnessMetrics m = new HarnessMetrics();
+                var h = new Harness(m)) {
             h.open();
             h.a("site,", 1);
             assertThat(m.count(BloomOverlap.REJECTED)).isEqualTo(1);
@@ -116,8 +116,8 @@ class OverlapMetricsTest {
             assertThat(h.extractOutputValues())
                     .allSatisfy(e -> assertThat(Double.isNaN(e.intersection)).isTrue());
         }
-        HarnessMetrics after = new HarnessMetrics();
-        try (var h = new Harness(after)) {
+        try (HarnessMetrics after = new HarnessMetrics();
+                var h = new Harness(after)) {
             h.initializeState(snapshot);
             h.open();
             assertThat(after.count(BloomOverlap.SHAPE_MISMATCH)).as("a new run").isZero();
