@@ -121,14 +121,21 @@ class CountScreenMetricsTest {
         ScreenFunctionTest.writeFilter(
                 v1, Normalization.EMAIL, Hasher.defaultHasher(), "spammer@bad.example");
         ScreenFunctionTest.writeFilter(
-                v2, Normalization.EMAIL, Hasher.defaultHasher(), "other@spam.example");
+                v2,
+                Normalization.EMAIL,
+                Hasher.defaultHasher(),
+                "other@spam.example",
+                "more@spam.example",
+                "most@spam.example");
         ScreenConfig<String> config = ScreenFunctionTest.config(v1.toUri().toString());
         OperatorSubtaskState snapshot;
+        double v1Fpp;
         try (HarnessMetrics m = new HarnessMetrics(1, 1, 0);
                 var h = screen(config, m, null)) {
             assertThat(m.gauge(ScreenMetrics.FILTER_VERSION)).isEqualTo(1L);
             assertThat(m.gauge(ScreenMetrics.FILTER_BYTES)).isEqualTo(Files.size(v1));
             assertThat(m.number(ScreenMetrics.EXPECTED_FPP)).isPositive().isLessThan(0.001);
+            v1Fpp = m.number(ScreenMetrics.EXPECTED_FPP);
             assertThat(m.gauge(ScreenMetrics.OVERLAY_ENTRIES)).isEqualTo(0);
             assertThat(m.gauge(ScreenMetrics.COMMAND_SEQUENCE)).isEqualTo(0L);
             event(h, "spammer@bad.example,a@good.example");
@@ -163,6 +170,9 @@ class CountScreenMetricsTest {
             command(h, ScreenCommand.load(v2.toUri().toString(), 2).withSequence(4));
             assertThat(after.gauge(ScreenMetrics.FILTER_VERSION)).isEqualTo(2L);
             assertThat(after.gauge(ScreenMetrics.FILTER_BYTES)).isEqualTo(Files.size(v2));
+            assertThat(after.number(ScreenMetrics.EXPECTED_FPP))
+                    .as("three entries instead of one")
+                    .isGreaterThan(v1Fpp);
             assertThat(after.gauge(ScreenMetrics.OVERLAY_ENTRIES)).as("cleared").isEqualTo(0);
             assertThat(after.gauge(ScreenMetrics.COMMAND_SEQUENCE)).isEqualTo(4L);
             command(h, ScreenCommand.load(v1.toUri().toString(), 1).withSequence(5)); // stale
