@@ -104,15 +104,23 @@ final class DedupHarness {
      */
     static KeyedOneInputStreamOperatorTestHarness<String, String, String> create(
             DedupConfig config, Backend backend, HarnessMetrics metrics) throws Exception {
+        return create(config, backend, metrics, config.expectedItems(), 0);
+    }
+
+    /**
+     * As {@link #create(DedupConfig, Backend, int, int, long, int)}, for the subtask of {@code
+     * metrics}' environment, whose metrics are read back through it.
+     */
+    static KeyedOneInputStreamOperatorTestHarness<String, String, String> create(
+            DedupConfig config,
+            Backend backend,
+            HarnessMetrics metrics,
+            long itemsPerKey,
+            int shards)
+            throws Exception {
         BloomDedupFunction<String, String> fn =
                 new BloomDedupFunction<>(
-                        idSelector(),
-                        config,
-                        config.expectedItems(),
-                        0,
-                        DUPLICATES,
-                        REJECTED,
-                        LATE);
+                        idSelector(), config, itemsPerKey, shards, DUPLICATES, REJECTED, LATE);
         KeyedOneInputStreamOperatorTestHarness<String, String, String> h =
                 new KeyedOneInputStreamOperatorTestHarness<>(
                         new KeyedProcessOperator<>(fn),
