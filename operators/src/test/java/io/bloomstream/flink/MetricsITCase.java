@@ -37,11 +37,11 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * The metrics of dedup, screen, count and overlap on a mini cluster (two task managers, parallelism
- * 2), read through Flink's {@link InMemoryReporter}: each is registered in its operator's group
- * under the documented name and moves, in the first attempt and in the attempt restored from a
- * checkpoint after an injected failure; {@code bloomAllocatedPages} is never seen below zero and is
- * zero once the end of input has freed all state.
+ * Tests for the metrics of dedup, screen, count and overlap on a mini cluster (two task managers,
+ * parallelism 2), read through Flink's {@link InMemoryReporter}: each is registered in its
+ * operator's group under the documented name and moves, in the first attempt and in the attempt
+ * restored from a checkpoint after an injected failure; {@code bloomAllocatedPages} is never seen
+ * below zero and is zero once the end of input has freed all state.
  */
 class MetricsITCase {
 
