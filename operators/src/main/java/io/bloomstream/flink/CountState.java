@@ -128,6 +128,7 @@ final class CountState {
         FilterSpec spec = current.spec(hasher);
         if (currentWords == null) {
             currentWords = new long[Pages.words(spec)];
+            current.pageCreated();
         }
         Pages.add(spec, currentWords, h1, h2, scratch);
         pages.put(KeyedFilterState.pageKey(slot, stages.size() - 1, spec.page(h1)), currentWords);

@@ -48,7 +48,11 @@ public final class DedupMetrics {
     /** Gauge: the most cascade stages of a key since the last read. */
     public static final String CASCADE_STAGES = "bloomCascadeStages";
 
-    /** Gauge: pages created minus pages freed by this subtask since it started. */
+    /**
+     * Gauge: the pages held by the keys this subtask has read or written since it started: a key's
+     * pages are added when it creates them or, for a restored key, when it is first read (its next
+     * event or timer), and subtracted when they are freed; never negative.
+     */
     public static final String ALLOCATED_PAGES = "bloomAllocatedPages";
 
     /** Counter: filters that went past their capacity (fixed growth only). */
@@ -66,7 +70,7 @@ public final class DedupMetrics {
     private double worstLoad = -1;
     private int worstHashes;
     private int maxStages;
-    private long allocatedPages;
+    private volatile long allocatedPages;
 
     DedupMetrics(MetricGroup group) {
         recordsIn = group.counter(RECORDS_IN);
@@ -110,6 +114,7 @@ public final class DedupMetrics {
         return v;
     }
 
+    /** Called by the task thread only (the gauge reads from the reporter's thread). */
     void pagesAllocated(long delta) {
         allocatedPages += delta;
     }

@@ -34,6 +34,12 @@ public final class FilterMeta {
     /** {@link #domain} and {@link #generationMillis} of state written before they were recorded. */
     public static final int UNRECORDED = -1;
 
+    /** {@link Stage#pages} of state written before page counts were recorded (layout 1). */
+    public static final long UNKNOWN_PAGES = -1;
+
+    /** {@link #countedBy} of a key whose pages no running subtask has counted yet. */
+    public static final long NOT_COUNTED = 0;
+
     /** One cascade stage. */
     public static final class Stage {
         public final long bits;
@@ -41,14 +47,32 @@ public final class FilterMeta {
         public final int pageBits;
         public final long capacity;
         public long itemsAdded;
+
+        /** The stage's non-empty pages (entries in the pages state), or {@link #UNKNOWN_PAGES}. */
+        public long pages;
+
         private transient FilterSpec spec;
 
+        /** A stage without pages. */
         public Stage(long bits, int hashes, int pageBits, long capacity, long itemsAdded) {
+            this(bits, hashes, pageBits, capacity, itemsAdded, 0);
+        }
+
+        public Stage(
+                long bits, int hashes, int pageBits, long capacity, long itemsAdded, long pages) {
             this.bits = bits;
             this.hashes = hashes;
             this.pageBits = pageBits;
             this.capacity = capacity;
             this.itemsAdded = itemsAdded;
+            this.pages = pages;
+        }
+
+        /** Notes that a page of this stage was created (a no-op while the count is unknown). */
+        void pageCreated() {
+            if (pages != UNKNOWN_PAGES) {
+                pages++;
+            }
         }
 
         FilterSpec spec(Hasher hasher) {
@@ -59,7 +83,7 @@ public final class FilterMeta {
         }
 
         Stage copy() {
-            return new Stage(bits, hashes, pageBits, capacity, itemsAdded);
+            return new Stage(bits, hashes, pageBits, capacity, itemsAdded, pages);
         }
     }
 
@@ -82,6 +106,13 @@ public final class FilterMeta {
     public long[] lastBuckets;
 
     public final List<List<Stage>> slots;
+
+    /**
+     * The run of a dedup subtask (a random id drawn when the subtask opens) whose allocated-pages
+     * gauge includes this key's pages, or {@link #NOT_COUNTED}. A key read with another value is
+     * counted once and marked, so a restored key's pages are counted exactly once per run.
+     */
+    public long countedBy = NOT_COUNTED;
 
     public FilterMeta(int strategyId, long seed, long[] buckets, List<List<Stage>> slots) {
         this(strategyId, seed, UNRECORDED, UNRECORDED, 0, buckets, buckets.clone(), slots);
@@ -176,6 +207,33 @@ public final class FilterMeta {
         return buckets.length;
     }
 
+    /** The key's pages, the sum of its stages' counts; {@link #UNKNOWN_PAGES} if one is unknown. */
+    long pages() {
+        long n = 0;
+        for (List<Stage> slot : slots) {
+            for (Stage s : slot) {
+                if (s.pages == UNKNOWN_PAGES) {
+                    return UNKNOWN_PAGES;
+                }
+                n += s.pages;
+            }
+        }
+        return n;
+    }
+
+    /** The pages of the slots in the bit set {@code slotBits}. */
+    long pagesOf(long slotBits) {
+        long n = 0;
+        for (int i = 0; i < slots.size(); i++) {
+            if ((slotBits & (1L << i)) != 0) {
+                for (Stage s : slots.get(i)) {
+                    n += s.pages;
+                }
+            }
+        }
+        return n;
+    }
+
     /** A deep copy. */
     public FilterMeta copy() {
         List<List<Stage>> copied = new ArrayList<>(slots.size());
@@ -186,15 +244,18 @@ public final class FilterMeta {
             }
             copied.add(s);
         }
-        return new FilterMeta(
-                strategyId,
-                seed,
-                domain,
-                generationMillis,
-                offset,
-                buckets.clone(),
-                lastBuckets.clone(),
-                copied);
+        FilterMeta m =
+                new FilterMeta(
+                        strategyId,
+                        seed,
+                        domain,
+                        generationMillis,
+                        offset,
+                        buckets.clone(),
+                        lastBuckets.clone(),
+                        copied);
+        m.countedBy = countedBy;
+        return m;
     }
 
     @Override
@@ -208,6 +269,7 @@ public final class FilterMeta {
                 || domain != m.domain
                 || generationMillis != m.generationMillis
                 || offset != m.offset
+                || countedBy != m.countedBy
                 || !java.util.Arrays.equals(buckets, m.buckets)
                 || !java.util.Arrays.equals(lastBuckets, m.lastBuckets)) {
             return false;
@@ -225,7 +287,8 @@ public final class FilterMeta {
                         || x.hashes != y.hashes
                         || x.pageBits != y.pageBits
                         || x.capacity != y.capacity
-                        || x.itemsAdded != y.itemsAdded) {
+                        || x.itemsAdded != y.itemsAdded
+                        || x.pages != y.pages) {
                     return false;
                 }
             }
@@ -249,6 +312,7 @@ public final class FilterMeta {
             for (Stage s : slots.get(i)) {
                 sb.append(", [m=").append(s.bits).append(" k=").append(s.hashes);
                 sb.append(" items=").append(s.itemsAdded).append('/').append(s.capacity);
+                sb.append(" pages=").append(s.pages);
                 sb.append(']');
             }
             sb.append(')');

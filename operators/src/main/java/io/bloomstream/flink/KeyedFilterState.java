@@ -70,6 +70,9 @@ final class KeyedFilterState {
     private boolean warnedCapacity;
     private long newExpiry = Long.MIN_VALUE;
 
+    /** This run's id, recorded in each key it counts (see {@link FilterMeta#countedBy}). */
+    private final long run = newRunId();
+
     KeyedFilterState(
             DedupConfig config,
             long itemsPerKey,
@@ -88,6 +91,15 @@ final class KeyedFilterState {
                 config.hasRetention() && domain == FilterMeta.DOMAIN_EVENT_TIME
                         ? config.allowedLateness().toMillis()
                         : 0;
+    }
+
+    /** A random id other than {@link FilterMeta#NOT_COUNTED}: ids of two runs collide at 2^-64. */
+    static long newRunId() {
+        long id;
+        do {
+            id = java.util.concurrent.ThreadLocalRandom.current().nextLong();
+        } while (id == FilterMeta.NOT_COUNTED);
+        return id;
     }
 
     static int domainOf(DedupConfig config) {
@@ -118,6 +130,10 @@ final class KeyedFilterState {
      * duplicate then costs one state read (its page) instead of two, which matters on RocksDB. The
      * cache never shares an object with the state backend (values read from state are copied,
      * values written are copies), so heap snapshots taken asynchronously never see our mutations.
+     *
+     * <p>A key read from state that this run has not counted yet (restored, or moved here by a
+     * rescale) adds its pages to the allocated-pages gauge and is marked as counted by this run, so
+     * the gauge counts every key's pages once, and freeing them can never take it below zero.
      */
     private FilterMeta readMeta(Object key) throws Exception {
         FilterMeta meta = metaCache.get(key);
@@ -127,10 +143,45 @@ final class KeyedFilterState {
                 return null;
             }
             meta = stored.copy();
-            adopt(meta);
+            boolean changed = adopt(meta);
+            if (meta.countedBy != run) {
+                metrics.pagesAllocated(countPages(meta));
+                meta.countedBy = run;
+                changed = true;
+            }
+            if (changed) {
+                metaState.update(meta.copy());
+            }
             metaCache.put(key, meta);
         }
         return meta;
+    }
+
+    /**
+     * The key's pages, as recorded in its metadata; state of bloomstream 0.1 did not record them,
+     * so they are counted (per stage) once, by one pass over the key's pages, and then recorded.
+     */
+    private long countPages(FilterMeta meta) throws Exception {
+        long recorded = meta.pages();
+        if (recorded != FilterMeta.UNKNOWN_PAGES) {
+            return recorded;
+        }
+        for (List<FilterMeta.Stage> slot : meta.slots) {
+            for (FilterMeta.Stage st : slot) {
+                st.pages = 0;
+            }
+        }
+        for (Long pageKey : pages.keys()) {
+            int slot = slotOf(pageKey);
+            int stage = stageOf(pageKey);
+            if (slot < meta.generations() && stage < meta.slots.get(slot).size()) {
+                meta.slots.get(slot).get(stage).pages++;
+            } else {
+                // Never written by this class; not counted, as freeing uses the recorded counts.
+                LOG.warn("page {} has no stage in the key's metadata {}", pageKey, meta);
+            }
+        }
+        return meta.pages();
     }
 
     /**
@@ -140,8 +191,10 @@ final class KeyedFilterState {
      * epoch-aligned (phase 0) of the config's generation length, which it did not record: the first
      * restore of 0.1 state with retention must keep the retention (a change of G or of retention on
      * or off is detected and fails).
+     *
+     * @return whether the metadata was filled in (and must be written back)
      */
-    private void adopt(FilterMeta meta) throws Exception {
+    private boolean adopt(FilterMeta meta) {
         meta.checkHasher(hasher);
         if (meta.domain == FilterMeta.UNRECORDED) {
             int recorded = meta.generations() == 1 ? FilterMeta.DOMAIN_NONE : domain;
@@ -159,10 +212,11 @@ final class KeyedFilterState {
             meta.domain = domain;
             meta.generationMillis = config.generationMillis();
             meta.offset = 0;
-            metaState.update(meta.copy());
+            return true;
         } else if (meta.domain != domain) {
             throw mismatch("timeDomain", domainName(meta.domain), domainName(domain));
         }
+        return false;
     }
 
     private static IllegalStateException mismatch(String field, String was, String now) {
@@ -234,6 +288,7 @@ final class KeyedFilterState {
         if (meta == null) {
             long length = config.generationMillis();
             meta = FilterMeta.forDedup(hasher, domain, length, phaseOf(key, length));
+            meta.countedBy = run;
             dirty = true;
         }
         long bucket = bucketOf(time, meta);
@@ -302,6 +357,7 @@ final class KeyedFilterState {
         long[] words = targetRead ? targetWords : pages.get(pageKey);
         if (words == null) {
             words = new long[Pages.words(spec)];
+            current.pageCreated();
             metrics.pagesAllocated(1);
         }
         Pages.add(spec, words, h1, h2, scratch);
@@ -423,26 +479,20 @@ final class KeyedFilterState {
             }
         }
         if (live == 0) {
-            long freed = 0;
-            for (Iterator<Long> it = pages.keys().iterator(); it.hasNext(); it.next()) {
-                freed++;
-            }
-            metrics.pagesAllocated(-freed);
+            metrics.pagesAllocated(-meta.pages());
             metaState.clear();
             pages.clear();
             metaCache.remove(key);
             return new long[0];
         }
         if (expired != 0) {
-            long freed = 0;
             Iterator<Long> keys = pages.keys().iterator();
             while (keys.hasNext()) {
                 if ((expired & (1L << slotOf(keys.next()))) != 0) {
                     keys.remove();
-                    freed++;
                 }
             }
-            metrics.pagesAllocated(-freed);
+            metrics.pagesAllocated(-meta.pagesOf(expired));
             for (int s = 0; s < meta.generations(); s++) {
                 if ((expired & (1L << s)) != 0) {
                     meta.buckets[s] = FilterMeta.EMPTY;

@@ -98,6 +98,72 @@ final class DedupHarness {
         return h;
     }
 
+    /**
+     * A one-subtask harness whose operator metrics are read back through {@code metrics} (see
+     * {@link HarnessMetrics}).
+     */
+    static KeyedOneInputStreamOperatorTestHarness<String, String, String> create(
+            DedupConfig config, Backend backend, HarnessMetrics metrics) throws Exception {
+        return create(config, backend, metrics, config.expectedItems(), 0);
+    }
+
+    /**
+     * As {@link #create(DedupConfig, Backend, int, int, long, int)}, for the subtask of {@code
+     * metrics}' environment, whose metrics are read back through it.
+     */
+    static KeyedOneInputStreamOperatorTestHarness<String, String, String> create(
+            DedupConfig config,
+            Backend backend,
+            HarnessMetrics metrics,
+            long itemsPerKey,
+            int shards)
+            throws Exception {
+        BloomDedupFunction<String, String> fn =
+                new BloomDedupFunction<>(
+                        idSelector(), config, itemsPerKey, shards, DUPLICATES, REJECTED, LATE);
+        KeyedOneInputStreamOperatorTestHarness<String, String, String> h =
+                new KeyedOneInputStreamOperatorTestHarness<>(
+                        new KeyedProcessOperator<>(fn),
+                        DedupHarness::key,
+                        Types.STRING,
+                        metrics.environment());
+        h.setStateBackend(backend.create());
+        return h;
+    }
+
+    /** The pages in the keyed state, counted key by key through the backend (heap or RocksDB). */
+    static long pagesInState(KeyedOneInputStreamOperatorTestHarness<String, String, String> h)
+            throws Exception {
+        org.apache.flink.runtime.state.KeyedStateBackend<String> backend =
+                ((org.apache.flink.streaming.api.operators.AbstractStreamOperator<?>)
+                                h.getOperator())
+                        .getKeyedStateBackend();
+        List<String> keys;
+        try (var stream =
+                backend.getKeys(
+                        BloomDedupFunction.PAGES_STATE,
+                        org.apache.flink.runtime.state.VoidNamespace.INSTANCE)) {
+            keys = stream.collect(Collectors.toList());
+        }
+        long pages = 0;
+        for (String key : keys) {
+            backend.setCurrentKey(key);
+            var state =
+                    backend.getPartitionedState(
+                            org.apache.flink.runtime.state.VoidNamespace.INSTANCE,
+                            org.apache.flink.runtime.state.VoidNamespaceSerializer.INSTANCE,
+                            new org.apache.flink.api.common.state.MapStateDescriptor<>(
+                                    BloomDedupFunction.PAGES_STATE,
+                                    org.apache.flink.api.common.typeutils.base.LongSerializer
+                                            .INSTANCE,
+                                    io.bloomstream.flink.typeutils.PageSerializer.INSTANCE));
+            for (Long ignored : state.keys()) {
+                pages++;
+            }
+        }
+        return pages;
+    }
+
     /** Keys that hold any filter state, counted through the keyed backend (heap or RocksDB). */
     static long keysWithState(KeyedOneInputStreamOperatorTestHarness<String, String, String> h)
             throws Exception {

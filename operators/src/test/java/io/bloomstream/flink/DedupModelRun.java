@@ -59,6 +59,10 @@ final class DedupModelRun implements AutoCloseable {
     private List<KeyedOneInputStreamOperatorTestHarness<String, String, String>> subtasks =
             new ArrayList<>();
     private final Map<String, Set<Integer>> floodIds = new HashMap<>();
+
+    /** The metrics of each harness, read back through its environment. */
+    private final Map<Object, HarnessMetrics> metrics = new java.util.IdentityHashMap<>();
+
     private long now = DedupScenario.START;
     private long checkpointId;
     private int restores;
@@ -117,6 +121,9 @@ final class DedupModelRun implements AutoCloseable {
                 assertThat(DedupHarness.keysWithState(h))
                         .as("keys with state after the final watermark%s", where())
                         .isZero();
+                assertThat(metrics.get(h).number(DedupMetrics.ALLOCATED_PAGES))
+                        .as("allocated pages after the final watermark%s", where())
+                        .isZero();
             }
         }
     }
@@ -171,6 +178,21 @@ final class DedupModelRun implements AutoCloseable {
         for (var h : subtasks) {
             h.processWatermark(wm);
             assertNoRecords(h, "watermark " + wm);
+        }
+        checkAllocatedPages("watermark " + wm);
+    }
+
+    /**
+     * Each subtask's {@code bloomAllocatedPages} counts the pages of the keys it has read or
+     * written since its start: never negative, never more than the pages in its keyed state.
+     */
+    private void checkAllocatedPages(String when) throws Exception {
+        for (var h : subtasks) {
+            long gauge = (long) metrics.get(h).number(DedupMetrics.ALLOCATED_PAGES);
+            long inState = DedupHarness.pagesInState(h);
+            check(
+                    gauge >= 0 && gauge <= inState,
+                    () -> "allocated pages " + gauge + " with " + inState + " in state at " + when);
         }
     }
 
@@ -586,13 +608,16 @@ final class DedupModelRun implements AutoCloseable {
 
     private KeyedOneInputStreamOperatorTestHarness<String, String, String> harness(
             Base config, int parallelism, int subtask) throws Exception {
-        return DedupHarness.create(
-                config.config(),
-                backend,
-                parallelism,
-                subtask,
-                config.expectedItems(),
-                config.global() ? config.shards() : 0);
+        HarnessMetrics m = new HarnessMetrics(DedupHarness.MAX_PARALLELISM, parallelism, subtask);
+        var h =
+                DedupHarness.create(
+                        config.config(),
+                        backend,
+                        m,
+                        config.expectedItems(),
+                        config.global() ? config.shards() : 0);
+        metrics.put(h, m);
+        return h;
     }
 
     static int owner(String key, int parallelism) {
@@ -617,6 +642,10 @@ final class DedupModelRun implements AutoCloseable {
             h.close();
         }
         subtasks = new ArrayList<>();
+        for (HarnessMetrics m : metrics.values()) {
+            m.close();
+        }
+        metrics.clear();
     }
 
     @Override

@@ -18,13 +18,15 @@ import org.apache.flink.core.memory.DataOutputView;
  * <ul>
  *   <li>Version 2 (written now): the byte {@code 0x80 | 2}, strategy id (1 byte), seed (8), time
  *       domain (1, signed: -1 unrecorded, 0 none, 1 event time, 2 processing time), generation
- *       length in ms (8), bucket phase in ms (8), slot count (varint), then per slot its first and
- *       last bucket (8 + 8) and stage count (varint), then per stage bits (8), hashes (4), pageBits
- *       (4), capacity (8), itemsAdded (8).
+ *       length in ms (8), bucket phase in ms (8), the run that counted the key's pages ({@link
+ *       FilterMeta#countedBy}, 8), slot count (varint), then per slot its first and last bucket (8
+ *       + 8) and stage count (varint), then per stage bits (8), hashes (4), pageBits (4), capacity
+ *       (8), itemsAdded (8), non-empty pages (8, signed: -1 unknown).
  *   <li>Version 1 (bloomstream 0.1): strategy id (1 byte, below 0x80), seed (8), generation count
- *       (varint), then per generation its bucket (8) and stage count (varint), then stages as
- *       above. Read with the domain and generation length {@link FilterMeta#UNRECORDED}: the
- *       operator fills them from its config on first use.
+ *       (varint), then per generation its bucket (8) and stage count (varint), then per stage bits,
+ *       hashes, pageBits, capacity and itemsAdded as above. Read with the domain and generation
+ *       length {@link FilterMeta#UNRECORDED}, the pages {@link FilterMeta#UNKNOWN_PAGES} and the
+ *       key not counted: the operator fills them in on first use.
  * </ul>
  *
  * <p>Counts are bounded before anything is allocated, so a corrupt value fails with an {@link
@@ -82,6 +84,7 @@ public final class FilterMetaSerializer extends TypeSerializerSingleton<FilterMe
         out.writeByte(meta.domain);
         out.writeLong(meta.generationMillis);
         out.writeLong(meta.offset);
+        out.writeLong(meta.countedBy);
         PageSerializer.writeVarInt(meta.generations(), out);
         for (int g = 0; g < meta.generations(); g++) {
             out.writeLong(meta.buckets[g]);
@@ -99,6 +102,7 @@ public final class FilterMetaSerializer extends TypeSerializerSingleton<FilterMe
             out.writeInt(s.pageBits);
             out.writeLong(s.capacity);
             out.writeLong(s.itemsAdded);
+            out.writeLong(s.pages);
         }
     }
 
@@ -124,6 +128,7 @@ public final class FilterMetaSerializer extends TypeSerializerSingleton<FilterMe
         }
         long generationMillis = in.readLong();
         long offset = in.readLong();
+        long countedBy = in.readLong();
         int n = slotCount(in, 0);
         long[] buckets = new long[n];
         long[] lastBuckets = new long[n];
@@ -131,10 +136,20 @@ public final class FilterMetaSerializer extends TypeSerializerSingleton<FilterMe
         for (int g = 0; g < n; g++) {
             buckets[g] = in.readLong();
             lastBuckets[g] = in.readLong();
-            slots.add(readStages(in));
+            slots.add(readStages(in, true));
         }
-        return new FilterMeta(
-                strategyId, seed, domain, generationMillis, offset, buckets, lastBuckets, slots);
+        FilterMeta meta =
+                new FilterMeta(
+                        strategyId,
+                        seed,
+                        domain,
+                        generationMillis,
+                        offset,
+                        buckets,
+                        lastBuckets,
+                        slots);
+        meta.countedBy = countedBy;
+        return meta;
     }
 
     private static FilterMeta deserializeV1(int strategyId, DataInputView in) throws IOException {
@@ -144,7 +159,7 @@ public final class FilterMetaSerializer extends TypeSerializerSingleton<FilterMe
         List<List<FilterMeta.Stage>> slots = new ArrayList<>(n);
         for (int g = 0; g < n; g++) {
             buckets[g] = in.readLong();
-            slots.add(readStages(in));
+            slots.add(readStages(in, false));
         }
         return new FilterMeta(strategyId, seed, buckets, slots);
     }
@@ -158,20 +173,24 @@ public final class FilterMetaSerializer extends TypeSerializerSingleton<FilterMe
         return n;
     }
 
-    private static List<FilterMeta.Stage> readStages(DataInputView in) throws IOException {
+    private static List<FilterMeta.Stage> readStages(DataInputView in, boolean withPages)
+            throws IOException {
         int n = PageSerializer.readVarInt(in);
         if (n < 0 || n > MAX_STAGES) {
             throw new IOException("corrupt filter metadata: stage count " + n);
         }
         List<FilterMeta.Stage> stages = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
-            stages.add(
-                    new FilterMeta.Stage(
-                            in.readLong(),
-                            in.readInt(),
-                            in.readInt(),
-                            in.readLong(),
-                            in.readLong()));
+            long bits = in.readLong();
+            int hashes = in.readInt();
+            int pageBits = in.readInt();
+            long capacity = in.readLong();
+            long items = in.readLong();
+            long pages = withPages ? in.readLong() : FilterMeta.UNKNOWN_PAGES;
+            if (pages < FilterMeta.UNKNOWN_PAGES) {
+                throw new IOException("corrupt filter metadata: page count " + pages);
+            }
+            stages.add(new FilterMeta.Stage(bits, hashes, pageBits, capacity, items, pages));
         }
         return stages;
     }

@@ -24,22 +24,25 @@ class FilterMetaLayoutTest {
 
     static FilterMeta sample() {
         List<List<FilterMeta.Stage>> slots = new ArrayList<>();
-        slots.add(new ArrayList<>(List.of(new FilterMeta.Stage(4096, 7, 2048, 300, 12))));
+        slots.add(new ArrayList<>(List.of(new FilterMeta.Stage(4096, 7, 2048, 300, 12, 2))));
         slots.add(new ArrayList<>());
         slots.add(
                 new ArrayList<>(
                         List.of(
-                                new FilterMeta.Stage(9728, 7, 512, 1000, 1000),
-                                new FilterMeta.Stage(21504, 7, 512, 2000, 17))));
-        return new FilterMeta(
-                1,
-                0x626c6f6f6d737472L,
-                FilterMeta.DOMAIN_EVENT_TIME,
-                10_000,
-                4_321,
-                new long[] {170_000_000, FilterMeta.EMPTY, 170_000_002},
-                new long[] {170_000_000, FilterMeta.EMPTY, 170_000_009},
-                slots);
+                                new FilterMeta.Stage(9728, 7, 512, 1000, 1000, 19),
+                                new FilterMeta.Stage(21504, 7, 512, 2000, 17, 17))));
+        FilterMeta meta =
+                new FilterMeta(
+                        1,
+                        0x626c6f6f6d737472L,
+                        FilterMeta.DOMAIN_EVENT_TIME,
+                        10_000,
+                        4_321,
+                        new long[] {170_000_000, FilterMeta.EMPTY, 170_000_002},
+                        new long[] {170_000_000, FilterMeta.EMPTY, 170_000_009},
+                        slots);
+        meta.countedBy = 0x0123456789abcdefL;
+        return meta;
     }
 
     static byte[] write(FilterMeta meta) throws IOException {
@@ -87,6 +90,8 @@ class FilterMetaLayoutTest {
         assertThat(meta.lastBuckets).containsExactly(7, FilterMeta.EMPTY);
         assertThat(meta.slots.get(0)).hasSize(1);
         assertThat(meta.slots.get(0).get(0).itemsAdded).isEqualTo(12);
+        assertThat(meta.slots.get(0).get(0).pages).isEqualTo(FilterMeta.UNKNOWN_PAGES);
+        assertThat(meta.countedBy).isEqualTo(FilterMeta.NOT_COUNTED);
         assertThat(read(write(meta))).as("rewritten as version 2").isEqualTo(meta);
     }
 
@@ -102,8 +107,9 @@ class FilterMetaLayoutTest {
     @Test
     void corruptCountsFailBeforeAllocating() throws Exception {
         byte[] bytes = write(sample());
-        // version, strategy, seed (8), domain, generation length (8), phase (8): slot count next
-        int slotCount = 1 + 1 + 8 + 1 + 8 + 8;
+        // version, strategy, seed (8), domain, generation length (8), phase (8), counted by (8):
+        // slot count next
+        int slotCount = 1 + 1 + 8 + 1 + 8 + 8 + 8;
         bytes[slotCount] = (byte) 0x7F;
         assertThatThrownBy(() -> read(bytes))
                 .isInstanceOf(IOException.class)
@@ -113,5 +119,12 @@ class FilterMetaLayoutTest {
         assertThatThrownBy(() -> read(domain))
                 .isInstanceOf(IOException.class)
                 .hasMessageContaining("time domain 9");
+        byte[] pages = write(sample());
+        // the first stage's page count: slot count, first and last bucket, stage count, its fields
+        int firstPages = slotCount + 1 + 8 + 8 + 1 + 8 + 4 + 4 + 8 + 8;
+        pages[firstPages] = (byte) 0x80;
+        assertThatThrownBy(() -> read(pages))
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("page count -");
     }
 }
