@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.bloomstream.filter.Hasher;
 import io.bloomstream.filter.Normalization;
 import io.bloomstream.flink.DedupHarness.Backend;
+import io.bloomstream.testing.FailOnce;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -116,7 +117,7 @@ class MetricsITCase {
                         "k3@bloom.example");
         StreamExecutionEnvironment env = BloomDedupITCase.env(backend);
         env.enableCheckpointing(100);
-        BloomDedupITCase.FailOnce.reset(true);
+        FailOnce.reset(true);
         DataGeneratorSource<String> source =
                 new DataGeneratorSource<>(
                         i -> event(i) + "," + timestamp(i),
@@ -140,7 +141,7 @@ class MetricsITCase {
                         .retention(Duration.ofSeconds(1), DedupConfig.TimeDomain.EVENT_TIME)
                         .build();
         BloomDedup.perKey(events.keyBy(DedupHarness::key), DedupHarness.idSelector(), scalable)
-                .map(new BloomDedupITCase.FailOnce(1_000))
+                .map(new FailOnce<String>(1_000))
                 .returns(Types.STRING)
                 .sinkTo(new DiscardingSink<>());
         DedupConfig fixed =
@@ -201,7 +202,7 @@ class MetricsITCase {
             Thread.sleep(20);
         }
         client.getJobExecutionResult().get();
-        assertThat(BloomDedupITCase.FailOnce.FAILED.get()).as("the failure was injected").isTrue();
+        assertThat(FailOnce.FAILED.get()).as("the failure was injected").isTrue();
         assertThat(minPages.get()).as("allocated pages, sampled while running").isNotNegative();
         assertThat(maxPages.get()).isPositive();
 

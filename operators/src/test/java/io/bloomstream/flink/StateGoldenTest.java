@@ -189,6 +189,9 @@ class StateGoldenTest {
                         h.snapshot(1, 1), file("overlap", version, backend).toString());
             }
         }
+        if (!version.equals(VERSIONS.get(VERSIONS.size() - 1))) {
+            return; // screen state is written by its current layout only: keep older files
+        }
         try (var h =
                 ScreenFunctionTest.open(
                         new ScreenFunction<>(
