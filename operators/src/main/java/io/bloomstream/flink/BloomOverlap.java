@@ -342,7 +342,7 @@ public final class BloomOverlap {
             }
             long[] setBits = new long[stages.size()];
             for (Map.Entry<Long, long[]> e : union.entrySet()) {
-                setBits[KeyedFilterState.stageOf(e.getKey())] += Pages.bitCount(e.getValue());
+                setBits[StateLayout.stageOf(e.getKey())] += Pages.bitCount(e.getValue());
             }
             List<Estimate> parts = new ArrayList<>(stages.size());
             for (int i = 0; i < stages.size(); i++) {

@@ -99,7 +99,7 @@ final class CountState {
         long[] currentWords = null;
         for (int i = stages.size() - 1; i >= 0; i--) {
             FilterSpec spec = stages.get(i).spec(hasher);
-            long[] words = pages.get(KeyedFilterState.pageKey(slot, i, spec.page(h1)));
+            long[] words = pages.get(StateLayout.pageKey(slot, i, spec.page(h1)));
             if (words != null && Pages.mightContain(spec, words, h1, h2, scratch)) {
                 return false; // seen before, so the window was already open
             }
@@ -131,7 +131,7 @@ final class CountState {
             current.pageCreated();
         }
         Pages.add(spec, currentWords, h1, h2, scratch);
-        pages.put(KeyedFilterState.pageKey(slot, stages.size() - 1, spec.page(h1)), currentWords);
+        pages.put(StateLayout.pageKey(slot, stages.size() - 1, spec.page(h1)), currentWords);
         current.itemsAdded++;
         metaState.update(meta);
         return opened;
@@ -201,8 +201,8 @@ final class CountState {
         long[] setBits = new long[stages.size()];
         for (Map.Entry<Long, long[]> e : pages.entries()) {
             long k = e.getKey();
-            if (KeyedFilterState.slotOf(k) == slot) {
-                setBits[KeyedFilterState.stageOf(k)] += Pages.bitCount(e.getValue());
+            if (StateLayout.slotOf(k) == slot) {
+                setBits[StateLayout.stageOf(k)] += Pages.bitCount(e.getValue());
             }
         }
         List<Estimate> parts = new ArrayList<>(stages.size());
@@ -228,7 +228,7 @@ final class CountState {
         }
         Iterator<Long> keys = pages.keys().iterator();
         while (keys.hasNext()) {
-            if (KeyedFilterState.slotOf(keys.next()) == slot) {
+            if (StateLayout.slotOf(keys.next()) == slot) {
                 keys.remove();
             }
         }

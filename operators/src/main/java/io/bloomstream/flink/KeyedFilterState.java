@@ -85,7 +85,7 @@ final class KeyedFilterState {
         this.metaState = metaState;
         this.pages = pages;
         this.metrics = metrics;
-        this.domain = domainOf(config);
+        this.domain = StateLayout.domainOf(config);
         this.retentionMillis = config.hasRetention() ? config.retentionMillis() : 0;
         this.latenessMillis =
                 config.hasRetention() && domain == FilterMeta.DOMAIN_EVENT_TIME
@@ -100,28 +100,6 @@ final class KeyedFilterState {
             id = java.util.concurrent.ThreadLocalRandom.current().nextLong();
         } while (id == FilterMeta.NOT_COUNTED);
         return id;
-    }
-
-    static int domainOf(DedupConfig config) {
-        if (!config.hasRetention()) {
-            return FilterMeta.DOMAIN_NONE;
-        }
-        return config.timeDomain() == DedupConfig.TimeDomain.EVENT_TIME
-                ? FilterMeta.DOMAIN_EVENT_TIME
-                : FilterMeta.DOMAIN_PROCESSING_TIME;
-    }
-
-    static String domainName(int domain) {
-        switch (domain) {
-            case FilterMeta.DOMAIN_NONE:
-                return "none (no retention)";
-            case FilterMeta.DOMAIN_EVENT_TIME:
-                return "EVENT_TIME";
-            case FilterMeta.DOMAIN_PROCESSING_TIME:
-                return "PROCESSING_TIME";
-            default:
-                return "unrecorded";
-        }
     }
 
     /**
@@ -172,8 +150,8 @@ final class KeyedFilterState {
             }
         }
         for (Long pageKey : pages.keys()) {
-            int slot = slotOf(pageKey);
-            int stage = stageOf(pageKey);
+            int slot = StateLayout.slotOf(pageKey);
+            int stage = StateLayout.stageOf(pageKey);
             if (slot < meta.generations() && stage < meta.slots.get(slot).size()) {
                 meta.slots.get(slot).get(stage).pages++;
             } else {
@@ -199,7 +177,10 @@ final class KeyedFilterState {
         if (meta.domain == FilterMeta.UNRECORDED) {
             int recorded = meta.generations() == 1 ? FilterMeta.DOMAIN_NONE : domain;
             if ((recorded == FilterMeta.DOMAIN_NONE) != (domain == FilterMeta.DOMAIN_NONE)) {
-                throw mismatch("timeDomain", domainName(recorded), domainName(domain));
+                throw mismatch(
+                        "timeDomain",
+                        StateLayout.domainName(recorded),
+                        StateLayout.domainName(domain));
             }
             if (domain != FilterMeta.DOMAIN_NONE && meta.generations() != config.generations()) {
                 throw mismatch(
@@ -214,7 +195,10 @@ final class KeyedFilterState {
             meta.offset = 0;
             return true;
         } else if (meta.domain != domain) {
-            throw mismatch("timeDomain", domainName(meta.domain), domainName(domain));
+            throw mismatch(
+                    "timeDomain",
+                    StateLayout.domainName(meta.domain),
+                    StateLayout.domainName(domain));
         }
         return false;
     }
@@ -233,34 +217,6 @@ final class KeyedFilterState {
     private void writeMeta(Object key, FilterMeta meta) throws Exception {
         metaCache.put(key, meta);
         metaState.update(meta.copy());
-    }
-
-    static long pageKey(int slot, int stage, long page) {
-        return ((long) slot << 40) | ((long) stage << 32) | page;
-    }
-
-    static int slotOf(long pageKey) {
-        return (int) (pageKey >>> 40);
-    }
-
-    static int stageOf(long pageKey) {
-        return (int) ((pageKey >>> 32) & 0xFF);
-    }
-
-    /** A key's bucket phase in [0, L): spreads the keys' rotations over a generation. */
-    static long phaseOf(Object key, long generationMillis) {
-        if (generationMillis <= 1) {
-            return 0;
-        }
-        return Math.floorMod(FilterSpec.mix(key.hashCode()), generationMillis);
-    }
-
-    static long bucketOf(long time, FilterMeta meta) {
-        if (meta.generationMillis <= 0) {
-            return 0;
-        }
-        long b = Math.floorDiv(TimeMath.minus(time, meta.offset), meta.generationMillis);
-        return Math.max(b, FilterMeta.EMPTY + 1); // never the empty slot's marker
     }
 
     /**
@@ -287,16 +243,18 @@ final class KeyedFilterState {
         boolean dirty = false;
         if (meta == null) {
             long length = config.generationMillis();
-            meta = FilterMeta.forDedup(hasher, domain, length, phaseOf(key, length));
+            meta = FilterMeta.forDedup(hasher, domain, length, StateLayout.phaseOf(key, length));
             meta.countedBy = run;
             dirty = true;
         }
-        long bucket = bucketOf(time, meta);
+        long bucket = StateLayout.bucketOf(time, meta);
         long probeFrom = bucket;
         long probeTo = bucket;
         if (meta.generationMillis > 0) {
-            probeFrom = bucketOf(TimeMath.minus(time, retentionMillis), meta);
-            probeTo = bucketOf(TimeMath.minus(TimeMath.plus(time, retentionMillis), 1), meta);
+            probeFrom = StateLayout.bucketOf(TimeMath.minus(time, retentionMillis), meta);
+            probeTo =
+                    StateLayout.bucketOf(
+                            TimeMath.minus(TimeMath.plus(time, retentionMillis), 1), meta);
         }
 
         // Query every generation the event must consult, newest stage first. The newest stage's
@@ -323,7 +281,7 @@ final class KeyedFilterState {
             for (int i = slotStages.size() - 1; i >= 0; i--) {
                 FilterMeta.Stage st = slotStages.get(i);
                 FilterSpec spec = st.spec(hasher);
-                long[] words = pages.get(pageKey(s, i, spec.page(h1)));
+                long[] words = pages.get(StateLayout.pageKey(s, i, spec.page(h1)));
                 if (words != null && Pages.mightContain(spec, words, h1, h2, scratch)) {
                     metrics.observe(st.itemsAdded, st.bits, st.hashes, stagesSeen);
                     if (dirty) {
@@ -338,7 +296,7 @@ final class KeyedFilterState {
             }
         }
         if (target < 0) {
-            target = openGeneration(meta, bucket, bucketOf(horizonTime, meta));
+            target = openGeneration(meta, bucket, StateLayout.bucketOf(horizonTime, meta));
         }
 
         List<FilterMeta.Stage> stages = meta.slots.get(target);
@@ -353,7 +311,7 @@ final class KeyedFilterState {
         }
         int stageIndex = stages.size() - 1;
         FilterSpec spec = current.spec(hasher);
-        long pageKey = pageKey(target, stageIndex, spec.page(h1));
+        long pageKey = StateLayout.pageKey(target, stageIndex, spec.page(h1));
         long[] words = targetRead ? targetWords : pages.get(pageKey);
         if (words == null) {
             words = new long[Pages.words(spec)];
@@ -488,7 +446,7 @@ final class KeyedFilterState {
         if (expired != 0) {
             Iterator<Long> keys = pages.keys().iterator();
             while (keys.hasNext()) {
-                if ((expired & (1L << slotOf(keys.next()))) != 0) {
+                if ((expired & (1L << StateLayout.slotOf(keys.next()))) != 0) {
                     keys.remove();
                 }
             }
