@@ -83,12 +83,9 @@ final class DedupHarness {
             long itemsPerKey,
             int shards)
             throws Exception {
-        BloomDedupFunction<String, String> fn =
-                new BloomDedupFunction<>(
-                        idSelector(), config, itemsPerKey, shards, DUPLICATES, REJECTED, LATE);
         KeyedOneInputStreamOperatorTestHarness<String, String, String> h =
                 new KeyedOneInputStreamOperatorTestHarness<>(
-                        new KeyedProcessOperator<>(fn),
+                        new KeyedProcessOperator<>(function(config, itemsPerKey, shards)),
                         DedupHarness::key,
                         Types.STRING,
                         MAX_PARALLELISM,
@@ -118,12 +115,9 @@ final class DedupHarness {
             long itemsPerKey,
             int shards)
             throws Exception {
-        BloomDedupFunction<String, String> fn =
-                new BloomDedupFunction<>(
-                        idSelector(), config, itemsPerKey, shards, DUPLICATES, REJECTED, LATE);
         KeyedOneInputStreamOperatorTestHarness<String, String, String> h =
                 new KeyedOneInputStreamOperatorTestHarness<>(
-                        new KeyedProcessOperator<>(fn),
+                        new KeyedProcessOperator<>(function(config, itemsPerKey, shards)),
                         DedupHarness::key,
                         Types.STRING,
                         metrics.environment());
@@ -162,6 +156,13 @@ final class DedupHarness {
             }
         }
         return pages;
+    }
+
+    /** The dedup function on "key,id" events with the test tags. */
+    static BloomDedupFunction<String, String> function(
+            DedupConfig config, long itemsPerKey, int shards) {
+        return new BloomDedupFunction<>(
+                idSelector(), config, itemsPerKey, shards, DUPLICATES, REJECTED, LATE);
     }
 
     /** Keys that hold any filter state, counted through the keyed backend (heap or RocksDB). */
