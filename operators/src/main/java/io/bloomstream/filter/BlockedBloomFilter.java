@@ -135,22 +135,12 @@ public abstract sealed class BlockedBloomFilter implements MembershipFilter
         return (int) (Math.multiplyHigh(h, pages) + ((h >> 63) & pages)) << 3;
     }
 
-    /** Whether the item with 64-bit hash {@code h} might have been added. */
+    /**
+     * Whether the item with 64-bit hash {@code h} might have been added. The k bits are tested
+     * without a branch per bit: an early exit mispredicts on half the bits of an absent item.
+     */
     public boolean mightContainHash(long h) {
-        int base = base(h);
-        long x = FilterSpec.mix(h + GAMMA);
-        for (int i = 0, f = 0, j = 1; i < hashes; i++, f++) {
-            if (f == 7) {
-                x = FilterSpec.mix(h + ++j * GAMMA);
-                f = 0;
-            }
-            int bit = (int) (x >>> 55);
-            if ((word(base + (bit >>> 6)) & (1L << bit)) == 0) {
-                return false;
-            }
-            x <<= 9;
-        }
-        return true;
+        return probe(base(h), h) != 0;
     }
 
     /** Adds the item with 64-bit hash {@code h}. */
@@ -190,7 +180,19 @@ public abstract sealed class BlockedBloomFilter implements MembershipFilter
     private long probe(int base, long h) {
         long x = FilterSpec.mix(h + GAMMA);
         long all = 1;
-        for (int i = 0, f = 0, j = 1; i < hashes; i++, f++) {
+        int k = hashes;
+        for (int i = 0; i < Math.min(k, 7); i++) {
+            int bit = (int) (x >>> 55);
+            all &= word(base + (bit >>> 6)) >>> bit;
+            x <<= 9;
+        }
+        return k <= 7 ? all & 1 : probeRest(base, h, all);
+    }
+
+    /** {@link #probe} for positions 7 to k - 1, from the second and later re-mixes. */
+    private long probeRest(int base, long h, long all) {
+        long x = 0;
+        for (int i = 7, f = 7, j = 1; i < hashes; i++, f++) {
             if (f == 7) {
                 x = FilterSpec.mix(h + ++j * GAMMA);
                 f = 0;
