@@ -1,6 +1,7 @@
 package io.bloomstream.benchmarks;
 
 import com.google.common.hash.Funnels;
+import io.bloomstream.filter.BlockedBloomFilter;
 import io.bloomstream.filter.BloomFilter;
 import io.bloomstream.filter.FilterSpec;
 import io.bloomstream.filter.Hash128;
@@ -11,6 +12,7 @@ import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
@@ -24,6 +26,11 @@ import org.openjdk.jmh.annotations.State;
  * operation takes the next key of a 2^20-key ring, so the key array stays in cache and the filter
  * accesses are what is measured. Each implementation has its own state, so a trial only builds the
  * structure it measures.
+ *
+ * <p>Issue 13 adds {@link BlockedBloomFilter} (one XXH3-64 hash per key; on the heap and 64-byte
+ * aligned off-heap; one at a time and in batches of {@link #BATCH}), FastFilter's Java {@code
+ * BlockedBloom} at 10 bits per key, and the batched benchmarks hash their keys inside the measured
+ * time, as the single ones do.
  */
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
@@ -31,6 +38,7 @@ public class FilterBenchmark {
 
     static final double FPP = 0.01;
     static final int RING = 1 << 20;
+    static final int BATCH = 256;
 
     /** Keys: the first RING members (repeated if fewer) and RING absent keys. */
     @State(Scope.Thread)
@@ -64,6 +72,70 @@ public class FilterBenchmark {
         long nextAbsent() {
             next = (next + 1) & (RING - 1);
             return absent[next];
+        }
+
+        /** The offset of the next BATCH absent keys. */
+        int nextAbsentBatch() {
+            next = (next + BATCH) & (RING - BATCH);
+            return next;
+        }
+    }
+
+    /** {@link BlockedBloomFilter} on the heap, filled with the members. */
+    @State(Scope.Thread)
+    public static class Blocked {
+        BlockedBloomFilter filter;
+        final long[] hashes = new long[BATCH];
+        final boolean[] results = new boolean[BATCH];
+
+        BlockedBloomFilter make(FilterSpec spec) {
+            return BlockedBloomFilter.create(spec);
+        }
+
+        @Setup(Level.Trial)
+        public void setUp(Keys keys) {
+            filter = make(BlockedBloomFilter.specFor(keys.items, FPP));
+            for (long i = 0; i < keys.items; i++) {
+                filter.add(Keys.member(i));
+            }
+        }
+
+        int mightContainBatch(long[] keys, int off) {
+            for (int i = 0; i < BATCH; i++) {
+                hashes[i] = filter.hasher().hash64(keys[off + i]);
+            }
+            return filter.mightContainHashes(hashes, 0, BATCH, results, 0);
+        }
+
+        int addIfAbsentBatch(long[] keys, int off) {
+            for (int i = 0; i < BATCH; i++) {
+                hashes[i] = filter.hasher().hash64(keys[off + i]);
+            }
+            return filter.addIfAbsentHashes(hashes, 0, BATCH, results, 0);
+        }
+    }
+
+    /** {@link BlockedBloomFilter} off-heap, each page on one cache line. */
+    @State(Scope.Thread)
+    public static class BlockedAligned extends Blocked {
+        @Override
+        BlockedBloomFilter make(FilterSpec spec) {
+            return BlockedBloomFilter.createAligned(spec);
+        }
+    }
+
+    /** FastFilter's Java blocked Bloom filter at 10 bits per key, built from the members. */
+    @State(Scope.Thread)
+    public static class FastFilter {
+        org.fastfilter.bloom.BlockedBloom filter;
+
+        @Setup(Level.Trial)
+        public void setUp(Keys keys) {
+            long[] members = new long[Math.toIntExact(keys.items)];
+            for (int i = 0; i < members.length; i++) {
+                members[i] = Keys.member(i);
+            }
+            filter = org.fastfilter.bloom.BlockedBloom.construct(members, 10);
         }
     }
 
@@ -143,6 +215,53 @@ public class FilterBenchmark {
     public boolean guavaAdd(Keys keys, Guava guava) {
         return guava.filter.put(keys.nextAbsent());
     }
+
+    @Benchmark
+    public boolean blockedMightContainAbsent(Keys keys, Blocked blocked) {
+        return blocked.filter.mightContain(keys.nextAbsent());
+    }
+
+    @Benchmark
+    public boolean blockedAlignedMightContainAbsent(Keys keys, BlockedAligned blocked) {
+        return blocked.filter.mightContain(keys.nextAbsent());
+    }
+
+    @Benchmark
+    public boolean blockedAlignedAdd(Keys keys, BlockedAligned blocked) {
+        return blocked.filter.addIfAbsent(keys.nextAbsent());
+    }
+
+    /** Per key: hash BATCH keys, then one batched lookup. */
+    @Benchmark
+    @OperationsPerInvocation(BATCH)
+    public int blockedMightContainBatch(Keys keys, Blocked blocked) {
+        return blocked.mightContainBatch(keys.absent, keys.nextAbsentBatch());
+    }
+
+    @Benchmark
+    @OperationsPerInvocation(BATCH)
+    public int blockedAlignedMightContainBatch(Keys keys, BlockedAligned blocked) {
+        return blocked.mightContainBatch(keys.absent, keys.nextAbsentBatch());
+    }
+
+    @Benchmark
+    @OperationsPerInvocation(BATCH)
+    public int blockedAlignedAddBatch(Keys keys, BlockedAligned blocked) {
+        return blocked.addIfAbsentBatch(keys.absent, keys.nextAbsentBatch());
+    }
+
+    @Benchmark
+    public boolean fastFilterMightContainAbsent(Keys keys, FastFilter fastFilter) {
+        return fastFilter.filter.mayContain(keys.nextAbsent());
+    }
+
+    /** The 64-bit hash alone (XXH3-64 of a long, no allocation). */
+    @Benchmark
+    public long blockedHashOnly(Keys keys) {
+        return HASHER_64.hash64(keys.nextAbsent());
+    }
+
+    private static final Hasher HASHER_64 = Hasher.xxh3_64(Hasher.DEFAULT_SEED);
 
     /** The hash alone, to separate hashing from memory access. */
     @Benchmark

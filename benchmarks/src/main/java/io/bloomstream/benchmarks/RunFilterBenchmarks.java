@@ -15,6 +15,14 @@ import org.openjdk.jmh.runner.options.OptionsBuilder;
 /**
  * Runs {@link FilterBenchmark} and prints ns/op with the ratios against Guava and against the
  * memory floor measured in the same run, plus bits per item against the classic formula.
+ *
+ * <p>System properties: {@code forks} (1), {@code iterations} (5), {@code warmups} (3), {@code
+ * include} (a JMH regex; by default the issue-13 set: absent-key lookups of every implementation,
+ * the aligned adds, the batches, the hash and both floors), {@code xmx} ({@code 8g}: FastFilter
+ * builds from an array of all 10^8 keys), {@code xmn} ({@code 256m}: a small young generation stays
+ * in memory; with the large default one the allocating baselines, Guava and the XXH3-128 path,
+ * swung between 60 and 600 ns per lookup in cache, refaulting eden pages), {@code items}
+ * (comma-separated sizes instead of the benchmark's).
  */
 public final class RunFilterBenchmarks {
 
@@ -23,15 +31,29 @@ public final class RunFilterBenchmarks {
     public static void main(String[] args) throws RunnerException {
         int forks = Integer.getInteger("forks", 1);
         int iterations = Integer.getInteger("iterations", 5);
+        String include =
+                System.getProperty(
+                        "include",
+                        FilterBenchmark.class.getSimpleName()
+                                + "\\.(guava|ours|blocked|blockedAligned|fastFilter)"
+                                + "MightContainAbsent|"
+                                + FilterBenchmark.class.getSimpleName()
+                                + "\\.(blocked.*Batch|blockedAlignedAdd|blockedHashOnly|floor.*)");
+        OptionsBuilder builder = new OptionsBuilder();
+        if (System.getProperty("items") != null) {
+            builder.param("items", System.getProperty("items").split(","));
+        }
         Options options =
-                new OptionsBuilder()
-                        .include(FilterBenchmark.class.getSimpleName())
+                builder.include(include)
                         .forks(forks)
-                        .warmupIterations(3)
+                        .warmupIterations(Integer.getInteger("warmups", 3))
                         .warmupTime(org.openjdk.jmh.runner.options.TimeValue.seconds(1))
                         .measurementIterations(iterations)
                         .measurementTime(org.openjdk.jmh.runner.options.TimeValue.seconds(1))
-                        .jvmArgsAppend("-Xmx3g", "-XX:+UseParallelGC")
+                        .jvmArgsAppend(
+                                "-Xmx" + System.getProperty("xmx", "8g"),
+                                "-Xmn" + System.getProperty("xmn", "256m"),
+                                "-XX:+UseParallelGC")
                         .build();
         Collection<RunResult> results = new Runner(options).run();
         Map<String, Map<String, double[]>> byItems = new TreeMap<>();
@@ -93,6 +115,7 @@ public final class RunFilterBenchmarks {
                     "guavaMightContainMember",
                     "floorDependentRead",
                     "Guava mightContain (member) / latency floor (dependent read), time ratio");
+            issue13(m);
             FilterSpec spec = FilterSpec.forItems(n, FilterBenchmark.FPP);
             System.out.printf(
                     Locale.ROOT,
@@ -101,6 +124,38 @@ public final class RunFilterBenchmarks {
                     Sizing.bitsPerItem(Sizing.optimalBits(n, FilterBenchmark.FPP), n),
                     (double) spec.bits() / Sizing.optimalBits(n, FilterBenchmark.FPP));
         }
+    }
+
+    /** Throughput ratios of issue 13 (time of the baseline over time of ours). */
+    private static void issue13(Map<String, double[]> m) {
+        for (String ours :
+                new String[] {"blockedMightContainAbsent", "blockedAlignedMightContainAbsent"}) {
+            ratio(m, "guavaMightContainAbsent", ours, "Guava/" + ours + ", throughput ratio");
+            ratio(m, "fastFilterMightContainAbsent", ours, "FastFilter/" + ours + ", ratio");
+            ratio(m, "oursMightContainAbsent", ours, "BloomFilter (XXH3-128)/" + ours + ", ratio");
+        }
+        ratio(m, "guavaMightContainAbsent", "blockedAlignedMightContainBatch", "Guava/batch");
+        for (String batch :
+                new String[] {"blockedMightContainBatch", "blockedAlignedMightContainBatch"}) {
+            ratio(m, batch, "floorRandomRead", batch + " / independent-read floor, time");
+            ratio(m, batch, "floorDependentRead", batch + " / dependent-read floor, time");
+        }
+        ratio(
+                m,
+                "blockedMightContainAbsent",
+                "blockedAlignedMightContainAbsent",
+                "heap (straddling) / aligned, single lookup time");
+        ratio(
+                m,
+                "blockedMightContainBatch",
+                "blockedAlignedMightContainBatch",
+                "heap (straddling) / aligned, batched lookup time");
+        ratio(m, "blockedAlignedAdd", "blockedAlignedAddBatch", "single/batched add, time");
+        ratio(
+                m,
+                "blockedHashOnly",
+                "blockedAlignedMightContainAbsent",
+                "share of hashing in aligned mightContain");
     }
 
     private static void ratio(Map<String, double[]> m, String num, String den, String label) {

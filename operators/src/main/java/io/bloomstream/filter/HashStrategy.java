@@ -1,13 +1,15 @@
 package io.bloomstream.filter;
 
 /**
- * How items are hashed to 128 bits. Each strategy has a stable numeric id that is written into the
- * binary format; ids are never reused or renumbered (a test fails if one changes).
+ * How items are hashed. Each strategy has a stable numeric id that is written into the binary
+ * format; ids are never reused or renumbered (a test fails if one changes).
  *
- * <p>Strings are always hashed as their UTF-8 bytes and longs as their 8 little-endian bytes, so
- * {@code add("abc")} and {@code add("abc".getBytes(UTF_8))} set the same bits, whatever the
- * strategy. (A string with a lone surrogate, which is not valid UTF-16, is hashed as its {@link
- * Wtf8} bytes, never as {@code getBytes(UTF_8)}'s lossy {@code '?'}.)
+ * <p>Longs are always hashed as their 8 little-endian bytes. Under {@link #XXH3_128} and {@link
+ * #SIPHASH_2_4} strings are hashed as their UTF-8 bytes, so {@code add("abc")} and {@code
+ * add("abc".getBytes(UTF_8))} set the same bits. (A string with a lone surrogate, which is not
+ * valid UTF-16, is hashed as its {@link Wtf8} bytes, never as {@code getBytes(UTF_8)}'s lossy
+ * {@code '?'}.) Under {@link #XXH3_64} strings are hashed as their UTF-16LE code units instead (see
+ * there).
  */
 public enum HashStrategy {
     /**
@@ -24,7 +26,20 @@ public enum HashStrategy {
      * of XXH3 per short id. The key itself is never written to the binary format, only a key check
      * value derived from it.
      */
-    SIPHASH_2_4(2, true);
+    SIPHASH_2_4(2, true),
+
+    /**
+     * XXH3-64 (xxHash 0.8) with a 64-bit seed, computed by hash4j without allocating: one 64-bit
+     * hash per item, from which {@link FilterSpec} derives the page and, by re-mixing, the k
+     * positions (see {@link FilterSpec#positions64}). Not resistant to adversaries.
+     *
+     * <p>Strings are hashed as their UTF-16 code units in little-endian order (hash4j's {@code
+     * hashCharsToLong}, with no intermediate array), which is injective on all Java strings, lone
+     * surrogates included; so {@code add("abc")} sets the bits of {@code
+     * add("abc".getBytes(UTF_16LE))}, not of the UTF-8 bytes. Longs are hashed as their 8
+     * little-endian bytes, byte arrays as they are.
+     */
+    XXH3_64(3, false);
 
     private final int id;
     private final boolean keyed;

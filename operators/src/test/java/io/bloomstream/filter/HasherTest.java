@@ -1,9 +1,11 @@
 package io.bloomstream.filter;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.charset.StandardCharsets;
 import java.util.SplittableRandom;
+import net.openhft.hashing.LongHashFunction;
 import net.openhft.hashing.LongTupleHashFunction;
 import org.junit.jupiter.api.Test;
 
@@ -15,8 +17,60 @@ class HasherTest {
         // These ids are written into every encoded filter: changing one breaks stored filters.
         assertThat(HashStrategy.XXH3_128.id()).isEqualTo(1);
         assertThat(HashStrategy.SIPHASH_2_4.id()).isEqualTo(2);
-        assertThat(HashStrategy.values()).hasSize(2);
+        assertThat(HashStrategy.XXH3_64.id()).isEqualTo(3);
+        assertThat(HashStrategy.values()).hasSize(3);
         assertThat(HashStrategy.fromId(1)).isEqualTo(HashStrategy.XXH3_128);
+        assertThat(HashStrategy.fromId(3)).isEqualTo(HashStrategy.XXH3_64);
+    }
+
+    @Test
+    void xxh3x64MatchesAnIndependentImplementation() {
+        SplittableRandom random = new SplittableRandom(11);
+        for (int i = 0; i < 2000; i++) {
+            long seed = i == 0 ? Hasher.DEFAULT_SEED : random.nextLong();
+            byte[] data = new byte[random.nextInt(300)];
+            random.nextBytes(data);
+            Hasher h = Hasher.xxh3_64(seed);
+            long expected = LongHashFunction.xx3(seed).hashBytes(data);
+            assertThat(h.hash64(data, 0, data.length)).isEqualTo(expected);
+            assertThat(h.hash(data)).isEqualTo(new Hash128(expected, expected));
+        }
+    }
+
+    @Test
+    void xxh3x64HashesLongsAsLittleEndianBytesAndStringsAsUtf16Le() {
+        Hasher h = Hasher.xxh3_64(5);
+        byte[] le = {0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01};
+        assertThat(h.hash64(0x0102030405060708L)).isEqualTo(h.hash64(le, 0, 8));
+        assertThat(h.hash(0x0102030405060708L).h1()).isEqualTo(h.hash64(le, 0, 8));
+        for (String s : new String[] {"", "grüße", "a\uD800", "\uDC00b", "\uD83D\uDE00"}) {
+            byte[] utf16 = codeUnitsLittleEndian(s); // getBytes(UTF_16LE) would replace lone ones
+            assertThat(h.hash64(s)).as(s).isEqualTo(h.hash64(utf16, 0, utf16.length));
+            assertThat(h.hash(s).h1()).isEqualTo(h.hash64(s));
+        }
+        // Lone surrogates are kept, never replaced by '?': distinct strings, distinct inputs.
+        assertThat(h.hash64("a\uD800")).isNotEqualTo(h.hash64("a?"));
+        assertThat(h.hash64(new StringBuilder("grüße"))).isEqualTo(h.hash64("grüße"));
+    }
+
+    private static byte[] codeUnitsLittleEndian(String s) {
+        byte[] b = new byte[2 * s.length()];
+        for (int i = 0; i < s.length(); i++) {
+            b[2 * i] = (byte) s.charAt(i);
+            b[2 * i + 1] = (byte) (s.charAt(i) >>> 8);
+        }
+        return b;
+    }
+
+    @Test
+    void only64BitHashersGive64BitHashes() {
+        assertThat(Hasher.xxh3_64(1).is64Bit()).isTrue();
+        assertThat(Hasher.xxh3(1).is64Bit()).isFalse();
+        assertThatThrownBy(() -> Hasher.xxh3(1).hash64(1L))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("XXH3_128");
+        assertThat(Hasher.forUnkeyed(HashStrategy.XXH3_64, 9)).isEqualTo(Hasher.xxh3_64(9));
+        assertThat(Hasher.xxh3_64(9)).isNotEqualTo(Hasher.xxh3(9));
     }
 
     @Test
