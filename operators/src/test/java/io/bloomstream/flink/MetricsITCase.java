@@ -11,6 +11,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.eventtime.Watermark;
@@ -190,7 +192,8 @@ class MetricsITCase {
         JobID job = client.getJobID();
         AtomicLong minPages = new AtomicLong(Long.MAX_VALUE);
         AtomicLong maxPages = new AtomicLong(Long.MIN_VALUE);
-        while (!client.getJobExecutionResult().isDone()) {
+        var result = client.getJobExecutionResult();
+        while (!result.isDone()) {
             for (Map<String, Metric> m : groups(job, BloomDedup.DEFAULT_UID)) {
                 if (!m.containsKey(DedupMetrics.ALLOCATED_PAGES)) {
                     continue; // the task is starting: the function is not open yet
@@ -199,9 +202,13 @@ class MetricsITCase {
                 minPages.accumulateAndGet(pages, Math::min);
                 maxPages.accumulateAndGet(pages, Math::max);
             }
-            Thread.sleep(20);
+            try {
+                result.get(20, TimeUnit.MILLISECONDS); // sample again unless the job ended
+            } catch (TimeoutException e) {
+                // still running
+            }
         }
-        client.getJobExecutionResult().get();
+        result.get();
         assertThat(FailOnce.FAILED.get()).as("the failure was injected").isTrue();
         assertThat(minPages.get()).as("allocated pages, sampled while running").isNotNegative();
         assertThat(maxPages.get()).isPositive();

@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
@@ -61,6 +62,9 @@ class ScreenCommandOrderITCase {
 
     /** Window results: (window end, events in it). */
     static final ConcurrentLinkedQueue<Tuple2<Long, Long>> WINDOWS = new ConcurrentLinkedQueue<>();
+
+    /** Counts the windows down as they arrive, so the test waits on them with a deadline. */
+    static volatile CountDownLatch windowsFired = new CountDownLatch(0);
 
     static String entry(long i) {
         return "racer" + (i % ENTRIES) + "@race.example";
@@ -184,6 +188,7 @@ class ScreenCommandOrderITCase {
                 @Override
                 public void write(Tuple2<Long, Long> element, Context context) {
                     WINDOWS.add(element);
+                    windowsFired.countDown();
                 }
 
                 @Override
@@ -231,12 +236,11 @@ class ScreenCommandOrderITCase {
                 .sinkTo(new CollectWindows())
                 .setParallelism(1);
 
+        WINDOWS.clear();
+        windowsFired = new CountDownLatch(20);
         JobClient job = env.executeAsync("screen-watermarks");
         try {
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (WINDOWS.size() < 20 && System.nanoTime() < deadline) {
-                Thread.sleep(50);
-            }
+            windowsFired.await(60, TimeUnit.SECONDS);
         } finally {
             job.cancel().get(30, TimeUnit.SECONDS);
         }

@@ -113,10 +113,19 @@ class ScreenMemoryTest {
         }
     }
 
-    private static long usedAfterGc() throws InterruptedException {
-        for (int i = 0; i < 3; i++) {
+    /**
+     * Heap in use after full collections: collects until a fresh weakly reachable object has been
+     * cleared twice (so the collection ran), with a deadline, instead of sleeping.
+     */
+    private static long usedAfterGc() {
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+        for (int cleared = 0; cleared < 2 && System.nanoTime() < deadline; ) {
+            java.lang.ref.WeakReference<Object> probe =
+                    new java.lang.ref.WeakReference<>(new Object());
             System.gc();
-            Thread.sleep(100);
+            if (probe.get() == null) {
+                cleared++;
+            }
         }
         return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
     }
