@@ -437,33 +437,18 @@ final class DedupModelRun implements AutoCloseable {
     /** The base with one field changed, or null when the change does not apply to it. */
     static Base changed(Base b, Change change, int v) {
         boolean retention = b.mode() != Mode.NO_RETENTION;
+        DedupScenario.Copy c = b.copy();
         switch (change) {
             case NONE:
                 return null;
             case EXPECTED_ITEMS:
-                return with(b, b.mode(), b.retentionMillis(), b.generations(), b.latenessMillis())
-                        .expectedItems(pick(b.expectedItems(), 50L, 200L, 1000L, 2000L, v));
+                c.expectedItems = pick(b.expectedItems(), 50L, 200L, 1000L, 2000L, v);
+                break;
             case FPP:
-                return new Base(
-                        b.mode(),
-                        b.retentionMillis(),
-                        b.generations(),
-                        b.latenessMillis(),
-                        b.fixed(),
-                        b.expectedItems(),
-                        (int) pick(b.fppPercent(), 1, 5, 10, 20, v),
-                        b.pageBits(),
-                        b.shards(),
-                        b.seed());
+                c.fppPercent = (int) pick(b.fppPercent(), 1, 5, 10, 20, v);
+                break;
             case PAGE_BITS:
-                return new Base(
-                        b.mode(),
-                        b.retentionMillis(),
-                        b.generations(),
-                        b.latenessMillis(),
-                        b.fixed(),
-                        b.expectedItems(),
-                        b.fppPercent(),
+                c.pageBits =
                         (int)
                                 pick(
                                         b.pageBits(),
@@ -471,103 +456,53 @@ final class DedupModelRun implements AutoCloseable {
                                         FilterSpec.CLASSIC,
                                         512,
                                         2048,
-                                        v),
-                        b.shards(),
-                        b.seed());
+                                        v);
+                break;
             case GROWTH:
-                return new Base(
-                        b.mode(),
-                        b.retentionMillis(),
-                        b.generations(),
-                        b.latenessMillis(),
-                        !b.fixed(),
-                        b.expectedItems(),
-                        b.fppPercent(),
-                        b.pageBits(),
-                        b.shards(),
-                        b.seed());
+                c.fixed = !b.fixed();
+                break;
             case RETENTION:
                 if (!retention) {
                     return null;
                 }
                 long r = b.retentionMillis();
-                return with(
-                                b,
-                                b.mode(),
-                                pick(r, Math.max(1, r / 2), r * 2, r + 1, 10, v),
-                                b.generations(),
-                                b.latenessMillis())
-                        .build();
+                c.retentionMillis = pick(r, Math.max(1, r / 2), r * 2, r + 1, 10, v);
+                break;
             case GENERATIONS:
-                return retention
-                        ? with(
-                                        b,
-                                        b.mode(),
-                                        b.retentionMillis(),
-                                        (int) pick(b.generations(), 2, 3, 4, 8, v),
-                                        b.latenessMillis())
-                                .build()
-                        : null;
+                if (!retention) {
+                    return null;
+                }
+                c.generations = (int) pick(b.generations(), 2, 3, 4, 8, v);
+                break;
             case ALLOWED_LATENESS:
-                return retention
-                        ? with(
-                                        b,
-                                        b.mode(),
-                                        b.retentionMillis(),
-                                        b.generations(),
-                                        pick(b.latenessMillis(), 0, 10, 50, 200, v))
-                                .build()
-                        : null;
+                if (!retention) {
+                    return null;
+                }
+                c.latenessMillis = pick(b.latenessMillis(), 0, 10, 50, 200, v);
+                break;
             case SEED:
-                return new Base(
-                        b.mode(),
-                        b.retentionMillis(),
-                        b.generations(),
-                        b.latenessMillis(),
-                        b.fixed(),
-                        b.expectedItems(),
-                        b.fppPercent(),
-                        b.pageBits(),
-                        b.shards(),
-                        b.seed() + 1 + v);
+                c.seed = b.seed() + 1 + v;
+                break;
             case TIME_DOMAIN:
                 if (!retention) {
                     return null;
                 }
-                return with(
-                                b,
-                                b.mode() == Mode.EVENT_TIME
-                                        ? Mode.PROCESSING_TIME
-                                        : Mode.EVENT_TIME,
-                                b.retentionMillis(),
-                                b.generations(),
-                                b.latenessMillis())
-                        .build();
+                c.mode = b.mode() == Mode.EVENT_TIME ? Mode.PROCESSING_TIME : Mode.EVENT_TIME;
+                break;
             case RETENTION_ON_OFF:
-                return with(
-                                b,
-                                retention ? Mode.NO_RETENTION : Mode.EVENT_TIME,
-                                retention ? b.retentionMillis() : 100 + v,
-                                b.generations(),
-                                b.latenessMillis())
-                        .build();
+                c.mode = retention ? Mode.NO_RETENTION : Mode.EVENT_TIME;
+                c.retentionMillis = retention ? b.retentionMillis() : 100 + v;
+                break;
             case SHARDS:
-                return b.global()
-                        ? new Base(
-                                b.mode(),
-                                b.retentionMillis(),
-                                b.generations(),
-                                b.latenessMillis(),
-                                b.fixed(),
-                                b.expectedItems(),
-                                b.fppPercent(),
-                                b.pageBits(),
-                                b.shards() + 1 + v,
-                                b.seed())
-                        : null;
+                if (!b.global()) {
+                    return null;
+                }
+                c.shards = b.shards() + 1 + v;
+                break;
             default:
                 throw new AssertionError(change);
         }
+        return c.build();
     }
 
     /** The v-th of four candidates, skipping the current value. */
@@ -575,33 +510,6 @@ final class DedupModelRun implements AutoCloseable {
         long[] candidates = {a, b, c, d};
         long value = candidates[v % 4];
         return value == current ? candidates[(v + 1) % 4] : value;
-    }
-
-    /** A small builder over Base for the time fields. */
-    private static BaseBuilder with(
-            Base b, Mode mode, long retentionMillis, int generations, long latenessMillis) {
-        return new BaseBuilder(b, mode, retentionMillis, generations, latenessMillis);
-    }
-
-    private record BaseBuilder(
-            Base b, Mode mode, long retentionMillis, int generations, long latenessMillis) {
-        Base build() {
-            return expectedItems(b.expectedItems());
-        }
-
-        Base expectedItems(long expectedItems) {
-            return new Base(
-                    mode,
-                    retentionMillis,
-                    generations,
-                    latenessMillis,
-                    b.fixed(),
-                    expectedItems,
-                    b.fppPercent(),
-                    b.pageBits(),
-                    b.shards(),
-                    b.seed());
-        }
     }
 
     // ---------------------------------------------------------------- harnesses

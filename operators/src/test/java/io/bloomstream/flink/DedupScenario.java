@@ -47,6 +47,22 @@ record DedupScenario(Base base, int parallelism, List<Step> steps) {
             int shards,
             long seed) {
 
+        /** A copy to change one field of. */
+        Copy copy() {
+            Copy c = new Copy();
+            c.mode = mode;
+            c.retentionMillis = retentionMillis;
+            c.generations = generations;
+            c.latenessMillis = latenessMillis;
+            c.fixed = fixed;
+            c.expectedItems = expectedItems;
+            c.fppPercent = fppPercent;
+            c.pageBits = pageBits;
+            c.shards = shards;
+            c.seed = seed;
+            return c;
+        }
+
         /** Global mode (the function gets the shard count) when shards is positive. */
         boolean global() {
             return shards > 0;
@@ -86,6 +102,34 @@ record DedupScenario(Base base, int parallelism, List<Step> steps) {
                 b.shards(shards);
             }
             return b.build();
+        }
+    }
+
+    /** The fields of a {@link Base}, to change some of them. */
+    static final class Copy {
+        Mode mode;
+        long retentionMillis;
+        int generations;
+        long latenessMillis;
+        boolean fixed;
+        long expectedItems;
+        int fppPercent;
+        int pageBits;
+        int shards;
+        long seed;
+
+        Base build() {
+            return new Base(
+                    mode,
+                    retentionMillis,
+                    generations,
+                    latenessMillis,
+                    fixed,
+                    expectedItems,
+                    fppPercent,
+                    pageBits,
+                    shards,
+                    seed);
         }
     }
 
