@@ -227,14 +227,6 @@ public final class BloomOverlap {
             return eventTime && ctx.timestamp() == null ? "no timestamp" : null;
         }
 
-        private static FilterMeta.Stage firstShape(CountState side) {
-            try {
-                return side.firstStage(0);
-            } catch (Exception e) {
-                throw new IllegalStateException("cannot read the other side's filter shape", e);
-            }
-        }
-
         private <T> void reject(OutputTag<T> tag, T event, String reason, Context ctx) {
             rejected.inc();
             ctx.output(tag, event);
@@ -244,8 +236,7 @@ public final class BloomOverlap {
         private void add(int side, Hash128 hash, Context ctx) throws Exception {
             // A side's first filter takes the other side's shape, if it has one, so both stay
             // ORable after a restore with another config.
-            CountState other = sides[1 - side];
-            if (sides[side].add(0, hash.h1(), hash.h2(), () -> firstShape(other))) {
+            if (sides[side].add(0, hash.h1(), hash.h2(), sides[1 - side])) {
                 ctx.timerService().registerEventTimeTimer(END); // the final record
             }
             if (next.value() == null) {

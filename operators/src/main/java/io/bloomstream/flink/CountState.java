@@ -75,12 +75,11 @@ final class CountState {
 
     /**
      * Adds an item as {@link #add(long, long, long)}; a first stage takes the shape and capacity of
-     * the stage {@code like} gives (called only then; null or a null result: the config's shape),
-     * so that a filter made after a restore with another config can still be ORed with an older one
-     * it is compared with.
+     * the first stage of {@code like}'s filter of the same window (read only then; none: the
+     * config's shape), so that a filter made after a restore with another config can still be ORed
+     * with an older one it is compared with.
      */
-    boolean add(long window, long h1, long h2, java.util.function.Supplier<FilterMeta.Stage> like)
-            throws Exception {
+    boolean add(long window, long h1, long h2, CountState like) throws Exception {
         FilterMeta meta = metaState.value();
         if (meta == null) {
             meta = FilterMeta.empty(hasher, slots);
@@ -112,7 +111,8 @@ final class CountState {
                 || (config.growth() == DedupConfig.Growth.SCALABLE
                         && current.itemsAdded >= current.capacity)) {
             current = shapes.newStage(stages.size());
-            FilterMeta.Stage template = stages.isEmpty() && like != null ? like.get() : null;
+            FilterMeta.Stage template =
+                    stages.isEmpty() && like != null ? like.firstStage(window) : null;
             if (template != null) {
                 current =
                         new FilterMeta.Stage(
