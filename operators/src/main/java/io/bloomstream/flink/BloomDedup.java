@@ -128,9 +128,16 @@ public final class BloomDedup {
         public <T, K> SingleOutputStreamOperator<T> perKey(
                 KeyedStream<T, K> stream, IdSelector<T> id, DedupConfig config) {
             Objects.requireNonNull(stream, "stream");
-            return stream.process(function(stream.getType(), id, config, config.expectedItems(), 0))
-                    .returns(stream.getType())
-                    .name(uidPrefix)
+            return stream.transform(
+                            uidPrefix,
+                            stream.getType(),
+                            new BloomDedupOperator<>(
+                                    function(
+                                            stream.getType(),
+                                            id,
+                                            config,
+                                            config.expectedItems(),
+                                            0)))
                     .uid(uidPrefix);
         }
 
@@ -142,9 +149,16 @@ public final class BloomDedup {
                     Math.max(1, (config.expectedItems() + config.shards() - 1) / config.shards());
             KeyedStream<T, Integer> keyed =
                     stream.keyBy(new ShardSelector<>(id, config), Types.INT);
-            return keyed.process(function(stream.getType(), id, config, perShard, config.shards()))
-                    .returns(stream.getType())
-                    .name(uidPrefix)
+            return keyed.transform(
+                            uidPrefix,
+                            stream.getType(),
+                            new BloomDedupOperator<>(
+                                    function(
+                                            stream.getType(),
+                                            id,
+                                            config,
+                                            perShard,
+                                            config.shards())))
                     .uid(uidPrefix);
         }
 

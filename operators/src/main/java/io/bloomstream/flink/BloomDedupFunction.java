@@ -64,6 +64,7 @@ public class BloomDedupFunction<K, T> extends KeyedProcessFunction<K, T, T>
     private transient long latenessMillis;
     private transient StateShape shape;
     private transient ListState<String> shapeState;
+    private transient org.apache.flink.streaming.api.operators.KeyContext keyContext;
 
     BloomDedupFunction(
             IdSelector<T> idSelector,
@@ -103,7 +104,24 @@ public class BloomDedupFunction<K, T> extends KeyedProcessFunction<K, T, T>
                                                 PAGES_STATE,
                                                 LongSerializer.INSTANCE,
                                                 PageSerializer.INSTANCE)),
-                        metrics);
+                        metrics,
+                        keyContext);
+    }
+
+    /**
+     * Lends the function its operator's key context, which turns on the write-back cache of {@link
+     * DedupConfig#cacheBytes()}; the operator must then call {@link #flush()} before every
+     * checkpoint barrier ({@link BloomDedupOperator} does). Called before {@link #open}.
+     */
+    void useKeyContext(org.apache.flink.streaming.api.operators.KeyContext keys) {
+        this.keyContext = keys;
+    }
+
+    /** Writes the cached changes of filter state to Flink's state. */
+    void flush() throws Exception {
+        if (filter != null) {
+            filter.flush();
+        }
     }
 
     @Override

@@ -28,6 +28,9 @@ public final class DedupConfig implements Serializable {
     /** Default false-positive rate. */
     public static final double DEFAULT_FPP = 0.01;
 
+    /** Default budget of the write-back cache per parallel instance: 64 MiB. */
+    public static final long DEFAULT_CACHE_BYTES = 64L << 20;
+
     /** Default number of retention generations. */
     public static final int DEFAULT_GENERATIONS = 2;
 
@@ -83,6 +86,7 @@ public final class DedupConfig implements Serializable {
     private final Duration allowedLateness;
     private final int shards;
     private final boolean emitDuplicates;
+    private final long cacheBytes;
 
     private DedupConfig(Builder b) {
         this.expectedItems = b.expectedItems;
@@ -98,6 +102,15 @@ public final class DedupConfig implements Serializable {
         this.allowedLateness = b.allowedLateness;
         this.shards = b.shards;
         this.emitDuplicates = b.emitDuplicates;
+        this.cacheBytes = b.cacheBytes;
+    }
+
+    /**
+     * The budget of each parallel instance's write-back cache of filter state, in bytes (0: none).
+     * See {@link Builder#cacheBytes}.
+     */
+    public long cacheBytes() {
+        return cacheBytes;
     }
 
     /** A builder with the defaults. */
@@ -287,6 +300,8 @@ public final class DedupConfig implements Serializable {
                 + shards
                 + ", emitDuplicates="
                 + emitDuplicates
+                + ", cacheBytes="
+                + cacheBytes
                 + "}";
     }
 
@@ -297,6 +312,7 @@ public final class DedupConfig implements Serializable {
         private double fpp = DEFAULT_FPP;
         private int pageBits = FilterSpec.AUTO_PAGE_BITS;
         private long seed = Hasher.DEFAULT_SEED;
+        private long cacheBytes = DEFAULT_CACHE_BYTES;
         private Growth growth = Growth.SCALABLE;
         private int growthFactor = ScalableBloomFilter.DEFAULT_GROWTH;
         private double tightening = ScalableBloomFilter.DEFAULT_TIGHTENING;
@@ -350,6 +366,24 @@ public final class DedupConfig implements Serializable {
         /** The XXH3 seed (default {@link Hasher#DEFAULT_SEED}). */
         public Builder seed(long seed) {
             this.seed = seed;
+            return this;
+        }
+
+        /**
+         * The budget of each parallel instance's write-back cache of filter state (default {@value
+         * DedupConfig#DEFAULT_CACHE_BYTES} bytes; 0 turns it off). Events on cached keys read and
+         * write plain arrays instead of calling the state backend; changes go to state before every
+         * checkpoint barrier, so checkpoints and savepoints are the same as without the cache. Past
+         * the budget the least recently used keys are written back and dropped. On the heap backend
+         * a cached page that has not changed since the last checkpoint is the state's own array (no
+         * extra memory); a changed one is a copy until the next checkpoint. On RocksDB cached pages
+         * are deserialized copies: the budget is extra JVM heap per parallel instance.
+         */
+        public Builder cacheBytes(long cacheBytes) {
+            if (cacheBytes < 0) {
+                throw new IllegalArgumentException("cacheBytes must be >= 0, got " + cacheBytes);
+            }
+            this.cacheBytes = cacheBytes;
             return this;
         }
 

@@ -70,6 +70,12 @@ final class KeyedFilterState {
     private boolean warnedCapacity;
     private long newExpiry = Long.MIN_VALUE;
 
+    /** The write-back cache, or null to read and write state on every event. */
+    private final KeyCache cache;
+
+    /** The cache entry of the key of the current call (with {@link #cache}). */
+    private KeyCache.Entry entry;
+
     /** This run's id, recorded in each key it counts (see {@link FilterMeta#countedBy}). */
     private final long run = newRunId();
 
@@ -79,6 +85,25 @@ final class KeyedFilterState {
             ValueState<FilterMeta> metaState,
             MapState<Long, long[]> pages,
             DedupMetrics metrics) {
+        this(config, itemsPerKey, metaState, pages, metrics, null);
+    }
+
+    /**
+     * @param keys switches the backend's current key, for the write-back cache of {@link
+     *     DedupConfig#cacheBytes()} bytes; null (or a budget of 0) reads and writes state on every
+     *     event
+     */
+    KeyedFilterState(
+            DedupConfig config,
+            long itemsPerKey,
+            ValueState<FilterMeta> metaState,
+            MapState<Long, long[]> pages,
+            DedupMetrics metrics,
+            org.apache.flink.streaming.api.operators.KeyContext keys) {
+        this.cache =
+                keys == null || config.cacheBytes() == 0
+                        ? null
+                        : new KeyCache(config.cacheBytes(), keys, metaState, pages);
         this.config = config;
         this.shapes = new StageShapes(config, itemsPerKey);
         this.hasher = config.hasher();
@@ -114,25 +139,93 @@ final class KeyedFilterState {
      * the gauge counts every key's pages once, and freeing them can never take it below zero.
      */
     private FilterMeta readMeta(Object key) throws Exception {
+        if (cache != null) {
+            entry = cache.get(key);
+            if (entry == null) {
+                entry = cache.put(key, loadMeta());
+            }
+            return entry.meta;
+        }
         FilterMeta meta = metaCache.get(key);
         if (meta == null) {
-            FilterMeta stored = metaState.value();
-            if (stored == null) {
-                return null;
+            meta = loadMeta();
+            if (meta != null) {
+                metaCache.put(key, meta);
             }
-            meta = stored.copy();
-            boolean changed = adopt(meta);
-            if (meta.countedBy != run) {
-                metrics.pagesAllocated(countPages(meta));
-                meta.countedBy = run;
-                changed = true;
-            }
-            if (changed) {
-                metaState.update(meta.copy());
-            }
-            metaCache.put(key, meta);
         }
         return meta;
+    }
+
+    /** The current key's metadata read from state (a private copy), or null. */
+    private FilterMeta loadMeta() throws Exception {
+        FilterMeta stored = metaState.value();
+        if (stored == null) {
+            return null;
+        }
+        FilterMeta meta = stored.copy();
+        boolean changed = adopt(meta);
+        if (meta.countedBy != run) {
+            metrics.pagesAllocated(countPages(meta));
+            meta.countedBy = run;
+            changed = true;
+        }
+        if (changed) {
+            metaState.update(meta.copy());
+        }
+        return meta;
+    }
+
+    /**
+     * Page {@code page} of (slot, stage) of the current key, or null if absent. With the cache the
+     * array is shared: never mutate it (see {@link #writablePage}).
+     */
+    private long[] readPage(int slot, int stage, FilterSpec spec, long page) throws Exception {
+        if (!cached(spec)) {
+            return pages.get(StateLayout.pageKey(slot, stage, page));
+        }
+        int n = (int) spec.pages();
+        long[] words = cache.page(entry, slot, stage, n, (int) page);
+        if (words == null) {
+            words = pages.get(StateLayout.pageKey(slot, stage, page));
+            cache.loaded(entry, slot, stage, n, (int) page, words);
+        }
+        return words == KeyCache.ABSENT ? null : words;
+    }
+
+    /** Whether the current key's pages of a stage of this shape go through the cache. */
+    private boolean cached(FilterSpec spec) {
+        return entry != null && spec.pages() <= KeyCache.MAX_STAGE_PAGES;
+    }
+
+    /**
+     * Adds (h1, h2) to a page ({@code read} is the page as {@link #readPage} returned it): with the
+     * cache in an owned array that goes to state at the next flush, otherwise written at once.
+     */
+    private void addToPage(
+            int slot, int stage, FilterSpec spec, long page, long[] read, long h1, long h2)
+            throws Exception {
+        if (!cached(spec)) {
+            long[] words = read == null ? new long[Pages.words(spec)] : read;
+            Pages.add(spec, words, h1, h2, scratch);
+            pages.put(StateLayout.pageKey(slot, stage, page), words);
+            return;
+        }
+        long[] words =
+                cache.writable(
+                        entry, slot, stage, (int) spec.pages(), (int) page, Pages.words(spec));
+        Pages.add(spec, words, h1, h2, scratch);
+    }
+
+    /** Writes the cache's changes to state (before a checkpoint barrier); a no-op without it. */
+    void flush() throws Exception {
+        if (cache != null) {
+            cache.flush();
+        }
+    }
+
+    /** The write-back cache, or null. */
+    KeyCache cache() {
+        return cache;
     }
 
     /**
@@ -215,6 +308,11 @@ final class KeyedFilterState {
     }
 
     private void writeMeta(Object key, FilterMeta meta) throws Exception {
+        if (cache != null) {
+            entry.meta = meta;
+            cache.metaChanged(entry);
+            return;
+        }
         metaCache.put(key, meta);
         metaState.update(meta.copy());
     }
@@ -239,6 +337,7 @@ final class KeyedFilterState {
     boolean addIfAbsent(Object key, long h1, long h2, long time, long horizonTime)
             throws Exception {
         newExpiry = Long.MIN_VALUE;
+        entry = null;
         FilterMeta meta = readMeta(key);
         boolean dirty = false;
         if (meta == null) {
@@ -281,7 +380,7 @@ final class KeyedFilterState {
             for (int i = slotStages.size() - 1; i >= 0; i--) {
                 FilterMeta.Stage st = slotStages.get(i);
                 FilterSpec spec = st.spec(hasher);
-                long[] words = pages.get(StateLayout.pageKey(s, i, spec.page(h1)));
+                long[] words = readPage(s, i, spec, spec.page(h1));
                 if (words != null && Pages.mightContain(spec, words, h1, h2, scratch)) {
                     metrics.observe(st.itemsAdded, st.bits, st.hashes, stagesSeen);
                     if (dirty) {
@@ -311,15 +410,13 @@ final class KeyedFilterState {
         }
         int stageIndex = stages.size() - 1;
         FilterSpec spec = current.spec(hasher);
-        long pageKey = StateLayout.pageKey(target, stageIndex, spec.page(h1));
-        long[] words = targetRead ? targetWords : pages.get(pageKey);
+        long page = spec.page(h1);
+        long[] words = targetRead ? targetWords : readPage(target, stageIndex, spec, page);
         if (words == null) {
-            words = new long[Pages.words(spec)];
             current.pageCreated();
             metrics.pagesAllocated(1);
         }
-        Pages.add(spec, words, h1, h2, scratch);
-        pages.put(pageKey, words);
+        addToPage(target, stageIndex, spec, page, words, h1, h2);
         current.itemsAdded++;
         if (current.itemsAdded == current.capacity + 1
                 && config.growth() == DedupConfig.Growth.FIXED) {
@@ -418,6 +515,10 @@ final class KeyedFilterState {
      *     for timers that exist, and reschedules them after a restore with another retention)
      */
     long[] expireAt(Object key, long time) throws Exception {
+        entry = null;
+        if (cache != null) {
+            cache.writeBackAndDrop(key); // the pages are freed in state, below
+        }
         FilterMeta meta = readMeta(key);
         if (meta == null || meta.generationMillis <= 0) {
             return new long[0];
@@ -441,6 +542,9 @@ final class KeyedFilterState {
             metaState.clear();
             pages.clear();
             metaCache.remove(key);
+            if (cache != null) {
+                cache.forget(key);
+            }
             return new long[0];
         }
         if (expired != 0) {

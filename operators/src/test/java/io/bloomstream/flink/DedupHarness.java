@@ -11,7 +11,6 @@ import org.apache.flink.runtime.state.StateBackend;
 import org.apache.flink.runtime.state.hashmap.HashMapStateBackend;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
-import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -85,7 +84,7 @@ final class DedupHarness {
             throws Exception {
         KeyedOneInputStreamOperatorTestHarness<String, String, String> h =
                 new KeyedOneInputStreamOperatorTestHarness<>(
-                        new KeyedProcessOperator<>(function(config, itemsPerKey, shards)),
+                        new BloomDedupOperator<>(function(config, itemsPerKey, shards)),
                         DedupHarness::key,
                         Types.STRING,
                         MAX_PARALLELISM,
@@ -117,7 +116,7 @@ final class DedupHarness {
             throws Exception {
         KeyedOneInputStreamOperatorTestHarness<String, String, String> h =
                 new KeyedOneInputStreamOperatorTestHarness<>(
-                        new KeyedProcessOperator<>(function(config, itemsPerKey, shards)),
+                        new BloomDedupOperator<>(function(config, itemsPerKey, shards)),
                         DedupHarness::key,
                         Types.STRING,
                         metrics.environment());
@@ -128,6 +127,9 @@ final class DedupHarness {
     /** The pages in the keyed state, counted key by key through the backend (heap or RocksDB). */
     static long pagesInState(KeyedOneInputStreamOperatorTestHarness<String, String, String> h)
             throws Exception {
+        if (h.getOperator() instanceof BloomDedupOperator<?, ?> op) {
+            op.flush(); // the write-back cache, as a checkpoint would
+        }
         org.apache.flink.runtime.state.KeyedStateBackend<String> backend =
                 ((org.apache.flink.streaming.api.operators.AbstractStreamOperator<?>)
                                 h.getOperator())
@@ -168,6 +170,9 @@ final class DedupHarness {
     /** Keys that hold any filter state, counted through the keyed backend (heap or RocksDB). */
     static long keysWithState(KeyedOneInputStreamOperatorTestHarness<String, String, String> h)
             throws Exception {
+        if (h.getOperator() instanceof BloomDedupOperator<?, ?> op) {
+            op.flush(); // the write-back cache, as a checkpoint would
+        }
         var backend =
                 ((org.apache.flink.streaming.api.operators.AbstractStreamOperator<?>)
                                 h.getOperator())

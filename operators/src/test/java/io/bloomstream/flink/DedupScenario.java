@@ -45,7 +45,8 @@ record DedupScenario(Base base, int parallelism, List<Step> steps) {
             int fppPercent,
             int pageBits,
             int shards,
-            long seed) {
+            long seed,
+            long cacheBytes) {
 
         /** A copy to change one field of. */
         Copy copy() {
@@ -60,6 +61,7 @@ record DedupScenario(Base base, int parallelism, List<Step> steps) {
             c.pageBits = pageBits;
             c.shards = shards;
             c.seed = seed;
+            c.cacheBytes = cacheBytes;
             return c;
         }
 
@@ -85,6 +87,7 @@ record DedupScenario(Base base, int parallelism, List<Step> steps) {
                             .fpp(fppPercent / 100.0)
                             .pageBits(pageBits)
                             .seed(seed)
+                            .cacheBytes(cacheBytes)
                             .emitDuplicates(true);
             if (fixed) {
                 b.fixed();
@@ -117,6 +120,7 @@ record DedupScenario(Base base, int parallelism, List<Step> steps) {
         int pageBits;
         int shards;
         long seed;
+        long cacheBytes;
 
         Base build() {
             return new Base(
@@ -129,7 +133,8 @@ record DedupScenario(Base base, int parallelism, List<Step> steps) {
                     fppPercent,
                     pageBits,
                     shards,
-                    seed);
+                    seed,
+                    cacheBytes);
         }
     }
 
@@ -227,14 +232,17 @@ record DedupScenario(Base base, int parallelism, List<Step> steps) {
                         Tuple.of(4, Arbitraries.just(0)),
                         Tuple.of(1, Arbitraries.integers().between(2, 64)));
         Arbitrary<Long> seed = Arbitraries.longs();
+        // The write-back cache: off, so small that nearly every event evicts a key, or the default.
+        Arbitrary<Long> cache = Arbitraries.of(0L, 600L, DedupConfig.DEFAULT_CACHE_BYTES);
         return Combinators.combine(
                         Combinators.combine(mode, retention, generations, lateness).as(Tuple::of),
                         Combinators.combine(Arbitraries.of(true, false), expected, fpp, pageBits)
                                 .as(Tuple::of),
                         shards,
-                        seed)
+                        seed,
+                        cache)
                 .as(
-                        (time, filter, s, sd) ->
+                        (time, filter, s, sd, cb) ->
                                 new Base(
                                         time.get1(),
                                         time.get2(),
@@ -245,7 +253,8 @@ record DedupScenario(Base base, int parallelism, List<Step> steps) {
                                         filter.get3(),
                                         filter.get4(),
                                         s,
-                                        sd));
+                                        sd,
+                                        cb));
     }
 
     static Arbitrary<Step> anyStep() {
