@@ -22,8 +22,9 @@ import org.apache.flink.streaming.api.operators.KeyContext;
  * share objects with the live state): an array that has been handed to the state backend or read
  * from it is <em>shared</em> and never mutated; {@link #writable} copies it first. Only arrays this
  * cache allocated or copied since they last went to the backend (<em>owned</em>) are mutated in
- * place. So on the heap a clean cached page costs no memory beyond the state's own copy, and each
- * page is copied at most once per checkpoint interval.
+ * place, so each page is copied at most once per checkpoint interval. (On the heap backend a clean
+ * cached page starts out as the state's own array; after a snapshot the backend's copy-on-write
+ * gives the live state its own copies, so the budget is extra heap on either backend.)
  *
  * <p>The cache holds at most {@code maxBytes} of pages (counted as 16 + 8 x words bytes each, plus
  * the page tables); past it, the least recently used keys are written back and dropped. Writing
