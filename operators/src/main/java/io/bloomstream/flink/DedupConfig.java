@@ -374,10 +374,8 @@ public final class DedupConfig implements Serializable {
          * DedupConfig#DEFAULT_CACHE_BYTES} bytes; 0 turns it off). Events on cached keys read and
          * write plain arrays instead of calling the state backend; changes go to state before every
          * checkpoint barrier, so checkpoints and savepoints are the same as without the cache. Past
-         * the budget the least recently used keys are written back and dropped. On the heap backend
-         * a cached page that has not changed since the last checkpoint is the state's own array (no
-         * extra memory); a changed one is a copy until the next checkpoint. On RocksDB cached pages
-         * are deserialized copies: the budget is extra JVM heap per parallel instance.
+         * the budget the least recently used keys are written back and dropped. Count the budget as
+         * extra JVM heap per parallel instance on either backend.
          */
         public Builder cacheBytes(long cacheBytes) {
             if (cacheBytes < 0) {
