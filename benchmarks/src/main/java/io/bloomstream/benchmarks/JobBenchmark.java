@@ -88,7 +88,7 @@ public final class JobBenchmark {
         VARIANTS.put("fixed", DedupConfig.Builder::fixed); // one filter, no cascade (issue 3)
     }
 
-    private static final int MAX_READERS = 64;
+    static final int MAX_READERS = 64;
     private static final AtomicLongArray INPUT = new AtomicLongArray(MAX_READERS);
     private static final AtomicLongArray FIRST_NANOS = new AtomicLongArray(MAX_READERS);
     private static final AtomicLongArray LAST_NANOS = new AtomicLongArray(MAX_READERS);
@@ -96,125 +96,18 @@ public final class JobBenchmark {
 
     private JobBenchmark() {}
 
-    /** The parsed command line. */
-    record Options(
-            long[] ids,
-            int duplication,
-            double fpp,
-            List<String> backends,
-            int[] parallelism,
-            List<String> pipelines,
-            Duration exactBudget,
-            Duration budget,
-            Path csv) {
-
-        static Options parse(String[] args) {
-            Map<String, String> a = new LinkedHashMap<>();
-            for (String arg : args) {
-                int eq = arg.indexOf('=');
-                if (!arg.startsWith("--") || eq < 0) {
-                    throw new IllegalArgumentException("arguments are --name=value, was " + arg);
-                }
-                a.put(arg.substring(2, eq), arg.substring(eq + 1));
-            }
-            List<String> defaultPipelines = new ArrayList<>(List.of(PASS_THROUGH, BLOOM_DEFAULT));
-            VARIANTS.keySet().forEach(v -> defaultPipelines.add(BLOOM_PREFIX + v));
-            defaultPipelines.add(EXACT);
-            Options o =
-                    new Options(
-                            longs(a.remove("ids"), "1000000,10000000,100000000"),
-                            Integer.parseInt(a.getOrDefault("duplication", "2")),
-                            Double.parseDouble(a.getOrDefault("fpp", "0.01")),
-                            List.of(a.getOrDefault("backends", "hashmap,rocksdb").split(",")),
-                            Arrays.stream(a.getOrDefault("parallelism", "1,2").split(","))
-                                    .mapToInt(Integer::parseInt)
-                                    .toArray(),
-                            a.containsKey("pipelines")
-                                    ? List.of(a.get("pipelines").split(","))
-                                    : defaultPipelines,
-                            duration(a.getOrDefault("exact-budget", "20m")),
-                            duration(a.getOrDefault("budget", "4h")),
-                            Path.of(a.getOrDefault("csv", "benchmarks/job-throughput.csv")));
-            for (String k :
-                    List.of(
-                            "duplication",
-                            "fpp",
-                            "backends",
-                            "parallelism",
-                            "pipelines",
-                            "exact-budget",
-                            "budget",
-                            "csv")) {
-                a.remove(k);
-            }
-            if (!a.isEmpty()) {
-                throw new IllegalArgumentException("unknown arguments: " + a.keySet());
-            }
-            o.check();
-            return o;
-        }
-
-        private void check() {
-            for (long n : ids) {
-                if (n < 1) {
-                    throw new IllegalArgumentException("--ids must be >= 1, was " + n);
-                }
-            }
-            if (duplication < 1) {
-                throw new IllegalArgumentException(
-                        "--duplication must be >= 1, was " + duplication);
-            }
-            for (int p : parallelism) {
-                if (p < 1 || p > MAX_READERS) {
-                    throw new IllegalArgumentException(
-                            "--parallelism must be in [1, 64], was " + p);
-                }
-            }
-            for (String b : backends) {
-                if (!b.equals("hashmap") && !b.equals("rocksdb")) {
-                    throw new IllegalArgumentException("--backends: hashmap or rocksdb, was " + b);
-                }
-            }
-            for (String p : pipelines) {
-                if (!p.equals(PASS_THROUGH)
-                        && !p.equals(EXACT)
-                        && !p.equals(BLOOM_DEFAULT)
-                        && !(p.startsWith(BLOOM_PREFIX)
-                                && VARIANTS.containsKey(p.substring(BLOOM_PREFIX.length())))) {
-                    throw new IllegalArgumentException(
-                            "--pipelines: pass-through, bloom-default, exact or bloom- and one of "
-                                    + VARIANTS.keySet()
-                                    + ", was "
-                                    + p);
-                }
-            }
-        }
-
-        private static long[] longs(String value, String defaults) {
-            return Arrays.stream((value == null ? defaults : value).split(","))
-                    .mapToLong(s -> Long.parseLong(s.replace("_", "")))
-                    .toArray();
-        }
-
-        /** An ISO-8601 duration, or a number with s, m or h ("20m"). */
-        static Duration duration(String value) {
-            String v = value.trim().toUpperCase(Locale.ROOT);
-            return Duration.parse(v.startsWith("PT") ? v : "PT" + v);
-        }
-    }
-
     public static void main(String[] args) throws Exception {
-        Options o = Options.parse(args);
-        if (o.csv.getParent() != null) {
-            Files.createDirectories(o.csv.getParent());
+        JobOptions o = JobOptions.parse(args);
+        if (o.csv().getParent() != null) {
+            Files.createDirectories(o.csv().getParent());
         }
         List<JobRun> runs = new ArrayList<>();
-        try (Writer csv = Files.newBufferedWriter(o.csv)) {
+        try (Writer csv = Files.newBufferedWriter(o.csv())) {
             csv.write(JobRun.CSV_HEADER + "\n");
-            for (long ids : o.ids) {
-                for (String backend : o.backends) {
-                    for (int parallelism : o.parallelism) {
-                        for (String pipeline : o.pipelines) {
+            for (long ids : o.ids()) {
+                for (String backend : o.backends()) {
+                    for (int parallelism : o.parallelism()) {
+                        for (String pipeline : o.pipelines()) {
                             JobRun r = run(o, pipeline, backend, parallelism, ids);
                             runs.add(r);
                             csv.write(r.csvLine() + "\n");
@@ -229,16 +122,16 @@ public final class JobBenchmark {
                                 Locale.ROOT,
                                 "## JobBenchmark: %s distinct ids x %d, p = %s, exact budget %s,"
                                         + " others %s%n%n",
-                                Arrays.toString(o.ids),
-                                o.duplication,
-                                o.fpp,
-                                o.exactBudget,
-                                o.budget)
+                                Arrays.toString(o.ids()),
+                                o.duplication(),
+                                o.fpp(),
+                                o.exactBudget(),
+                                o.budget())
                         + JobRun.markdown(runs);
-        String name = o.csv.getFileName().toString().replaceFirst("\\.csv$", "") + ".md";
-        Path md = o.csv.resolveSibling(name);
+        String name = o.csv().getFileName().toString().replaceFirst("\\.csv$", "") + ".md";
+        Path md = o.csv().resolveSibling(name);
         Files.writeString(md, table);
-        System.out.printf(Locale.ROOT, "%n%s%nwrote %s and %s%n", table, o.csv, md);
+        System.out.printf(Locale.ROOT, "%n%s%nwrote %s and %s%n", table, o.csv(), md);
     }
 
     /** Id of record i: a permutation of i mod distinct (odd multiplier mod 2^64, then xor). */
@@ -269,9 +162,9 @@ public final class JobBenchmark {
     }
 
     private static JobRun run(
-            Options o, String pipeline, String backend, int parallelism, long distinct)
+            JobOptions o, String pipeline, String backend, int parallelism, long distinct)
             throws Exception {
-        long records = distinct * o.duplication;
+        long records = distinct * o.duplication();
         for (int i = 0; i < MAX_READERS; i++) {
             INPUT.set(i, 0);
             FIRST_NANOS.set(i, 0);
@@ -303,8 +196,8 @@ public final class JobBenchmark {
                 env.fromSource(source, WatermarkStrategy.noWatermarks(), "ids")
                         .filter(new StampRealIds())
                         .name("real-ids");
-        pipeline(pipeline, ids, distinct, o.fpp).sinkTo(new CountingSink()).name("count");
-        Duration budget = pipeline.equals(EXACT) ? o.exactBudget : o.budget;
+        pipeline(pipeline, ids, distinct, o.fpp()).sinkTo(new CountingSink()).name("count");
+        Duration budget = pipeline.equals(EXACT) ? o.exactBudget() : o.budget();
         JobClient job =
                 env.executeAsync(pipeline + "-" + backend + "-p" + parallelism + "-" + distinct);
         String status = waitForInput(records, budget, job);
@@ -330,8 +223,8 @@ public final class JobBenchmark {
         JobRun r =
                 new JobRun(
                         distinct,
-                        o.duplication,
-                        o.fpp,
+                        o.duplication(),
+                        o.fpp(),
                         backend,
                         parallelism,
                         pipeline,
