@@ -4,15 +4,25 @@ import io.bloomstream.flink.BloomDedup;
 import io.bloomstream.flink.DedupConfig;
 import io.bloomstream.flink.IdSelector;
 import java.io.IOException;
+import java.io.Writer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
+import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.functions.RichFilterFunction;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.Types;
@@ -32,95 +42,136 @@ import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.util.Collector;
 
 /**
- * Job-level benchmark: the same input through a pass-through keyed job, Bloom dedup (global mode)
- * and the exact dedup a Flink user writes today (a {@code ValueState<Boolean>} per id), on the heap
- * and RocksDB backends, in one run. Prints records/s with ratios against the pass-through and exact
- * baselines of the same run, and state bytes per distinct id (the size of a canonical savepoint
- * taken once every record was processed, over the distinct ids).
+ * Job-level benchmark, one run of a matrix: for each number of distinct ids, backend (heap
+ * "hashmap", "rocksdb") and parallelism, the same input through a pass-through keyed job, Bloom
+ * dedup with a default config ({@code BloomDedup.global(stream, IdSelector.ofLong(..),
+ * DedupConfig.builder().expectedItems(n).fpp(p).build())}: what a user gets, the headline row), the
+ * named variants of that config in {@link #VARIANTS}, and the exact dedup a Flink user writes today
+ * (a {@code ValueState<Boolean>} per id). Prints a Markdown table with ratios against the
+ * pass-through and exact runs of the same cell and writes it, with a CSV file of the runs ({@link
+ * JobRun}) that {@link JobThroughputChart} draws.
  *
- * <p>Input: {@code distinct * duplication} longs: the distinct ids in a scrambled order, then
- * {@code duplication - 1} more passes over them. Throughput is measured where records enter the
- * pipeline (backpressure makes that the pace of the slowest operator), from the first to the last
- * real record.
+ * <p>Input: {@code ids * duplication} longs: the distinct ids in a scrambled order, then {@code
+ * duplication - 1} more passes, spread over the source's parallel readers. Throughput is measured
+ * where records enter the pipeline (backpressure makes that the pace of the slowest operator), from
+ * the first to the last record; state bytes per distinct id are the size of a canonical savepoint
+ * taken after the last record, over the distinct ids seen.
  *
- * <p>Usage: {@code java -cp benchmarks/target/benchmarks.jar io.bloomstream.benchmarks.JobBenchmark
- * [distinct] [duplication] [backends] [pageSizes]}, e.g. {@code 10000000 2 hashmap,rocksdb 512}.
+ * <p>Budgets: a run that has not taken all its records in its budget (exact dedup: {@code
+ * --exact-budget}, default 20 minutes; the others {@code --budget}, default 4 hours) is stopped
+ * with a savepoint and reported as far as it got: records done, records/s so far, "stopped at
+ * budget". A run whose job fails is reported "failed" and the matrix goes on.
+ *
+ * <p>Usage: {@code java -Xmx10g -cp benchmarks/target/benchmarks.jar
+ * io.bloomstream.benchmarks.JobBenchmark [--ids=1000000,10000000,100000000] [--duplication=2]
+ * [--fpp=0.01] [--backends=hashmap,rocksdb] [--parallelism=1,2] [--pipelines=pass-through,
+ * bloom-default,bloom-fixed,exact] [--exact-budget=20m] [--budget=4h]
+ * [--csv=benchmarks/job-throughput.csv]}; the Markdown goes to the CSV's name with {@code .md}.
  */
 public final class JobBenchmark {
 
+    static final String PASS_THROUGH = "pass-through";
+    static final String EXACT = "exact";
+    static final String BLOOM_PREFIX = "bloom-";
+
+    /** The headline Bloom pipeline: the default config, p and n only. */
+    static final String BLOOM_DEFAULT = BLOOM_PREFIX + "default";
+
+    /**
+     * Named variants of the default Bloom config, each run as pipeline "bloom-NAME" after {@link
+     * #BLOOM_DEFAULT}: a customizer of the builder that already has expectedItems and fpp. Add one
+     * with one line.
+     */
+    static final Map<String, UnaryOperator<DedupConfig.Builder>> VARIANTS = new LinkedHashMap<>();
+
+    static {
+        VARIANTS.put("fixed", DedupConfig.Builder::fixed); // one filter, no cascade (issue 3)
+    }
+
+    static final int MAX_READERS = 64;
+    private static final AtomicLongArray INPUT = new AtomicLongArray(MAX_READERS);
+    private static final AtomicLongArray FIRST_NANOS = new AtomicLongArray(MAX_READERS);
+    private static final AtomicLongArray LAST_NANOS = new AtomicLongArray(MAX_READERS);
     private static final AtomicLong SEEN = new AtomicLong();
-    private static final AtomicLong INPUT = new AtomicLong();
-    private static final AtomicLong FIRST_NANOS = new AtomicLong();
-    private static final AtomicLong LAST_NANOS = new AtomicLong();
 
     private JobBenchmark() {}
 
-    /** One measured run. */
-    record Result(String pipeline, String backend, long records, double seconds, long stateBytes) {
-        double recordsPerSecond() {
-            return records / seconds;
-        }
-    }
-
     public static void main(String[] args) throws Exception {
-        long distinct = args.length > 0 ? Long.parseLong(args[0]) : 1_000_000;
-        int duplication = args.length > 1 ? Integer.parseInt(args[1]) : 2;
-        String[] backends = (args.length > 2 ? args[2] : "hashmap,rocksdb").split(",");
-        String[] pages = (args.length > 3 ? args[3] : "512").split(",");
-        long records = distinct * duplication;
-        List<Result> results = new ArrayList<>();
-        for (String backend : backends) {
-            results.add(run("pass-through", backend, distinct, records, 0));
-            for (String page : pages) {
-                int bits = Integer.parseInt(page);
-                String name = "bloom-" + (bits == -1 ? "auto" : page);
-                results.add(run(name, backend, distinct, records, bits));
+        JobOptions o = JobOptions.parse(args);
+        if (o.csv().getParent() != null) {
+            Files.createDirectories(o.csv().getParent());
+        }
+        List<JobRun> runs = new ArrayList<>();
+        try (Writer csv = Files.newBufferedWriter(o.csv())) {
+            csv.write(JobRun.CSV_HEADER + "\n");
+            for (long ids : o.ids()) {
+                for (String backend : o.backends()) {
+                    for (int parallelism : o.parallelism()) {
+                        for (String pipeline : o.pipelines()) {
+                            JobRun r = run(o, pipeline, backend, parallelism, ids);
+                            runs.add(r);
+                            csv.write(r.csvLine() + "\n");
+                            csv.flush(); // a crash later keeps the runs so far
+                        }
+                    }
+                }
             }
-            results.add(run("exact", backend, distinct, records, 0));
         }
-        System.out.printf(
-                Locale.ROOT,
-                "%n## JobBenchmark: %,d distinct ids x %d = %,d records, p = 1%%, parallelism 1%n%n",
-                distinct,
-                duplication,
-                records);
-        System.out.println(
-                "| backend | pipeline | records/s | vs pass-through | vs exact | state bytes/distinct id |");
-        System.out.println("| --- | --- | --- | --- | --- | --- |");
-        for (Result r : results) {
-            Result pass = find(results, r.backend, "pass-through");
-            Result exact = find(results, r.backend, "exact");
-            System.out.printf(
-                    Locale.ROOT,
-                    "| %s | %s | %,.0f | %.2fx | %.2fx | %.3f |%n",
-                    r.backend,
-                    r.pipeline,
-                    r.recordsPerSecond(),
-                    r.recordsPerSecond() / pass.recordsPerSecond(),
-                    r.recordsPerSecond() / exact.recordsPerSecond(),
-                    (double) r.stateBytes / distinct);
-        }
+        String table =
+                String.format(
+                                Locale.ROOT,
+                                "## JobBenchmark: %s distinct ids x %d, p = %s, exact budget %s,"
+                                        + " others %s%n%n",
+                                Arrays.toString(o.ids()),
+                                o.duplication(),
+                                o.fpp(),
+                                o.exactBudget(),
+                                o.budget())
+                        + JobRun.markdown(runs);
+        String name = o.csv().getFileName().toString().replaceFirst("\\.csv$", "") + ".md";
+        Path md = o.csv().resolveSibling(name);
+        Files.writeString(md, table);
+        System.out.printf(Locale.ROOT, "%n%s%nwrote %s and %s%n", table, o.csv(), md);
     }
 
-    private static Result find(List<Result> results, String backend, String pipeline) {
-        return results.stream()
-                .filter(r -> r.backend.equals(backend) && r.pipeline.equals(pipeline))
-                .findFirst()
-                .orElseThrow();
-    }
-
-    /** Id of record i: a permutation of i mod distinct (odd multiplier mod 2^64, then mod). */
+    /** Id of record i: a permutation of i mod distinct (odd multiplier mod 2^64, then xor). */
     static long idOf(long index, long distinct) {
         return ((index % distinct) * 0x9E3779B97F4A7C15L) ^ 0x5DEECE66DL;
     }
 
-    private static Result run(
-            String pipeline, String backend, long distinct, long records, int page)
+    /** The pipeline under test on {@code ids}. */
+    static DataStream<Long> pipeline(
+            String pipeline, DataStream<Long> ids, long distinct, double p) {
+        if (pipeline.equals(PASS_THROUGH)) {
+            return ids.keyBy(id -> id, Types.LONG)
+                    .process(new PassThrough())
+                    .returns(Types.LONG)
+                    .uid("pass");
+        }
+        if (pipeline.equals(EXACT)) {
+            return ids.keyBy(id -> id, Types.LONG)
+                    .process(new ExactDedup())
+                    .returns(Types.LONG)
+                    .uid("exact");
+        }
+        DedupConfig.Builder config = DedupConfig.builder().expectedItems(distinct).fpp(p);
+        if (!pipeline.equals(BLOOM_DEFAULT)) {
+            config = VARIANTS.get(pipeline.substring(BLOOM_PREFIX.length())).apply(config);
+        }
+        return BloomDedup.global(ids, IdSelector.ofLong(id -> id), config.build());
+    }
+
+    private static JobRun run(
+            JobOptions o, String pipeline, String backend, int parallelism, long distinct)
             throws Exception {
+        long records = distinct * o.duplication();
+        for (int i = 0; i < MAX_READERS; i++) {
+            INPUT.set(i, 0);
+            FIRST_NANOS.set(i, 0);
+            LAST_NANOS.set(i, 0);
+        }
         SEEN.set(0);
-        INPUT.set(0);
-        FIRST_NANOS.set(0);
-        LAST_NANOS.set(0);
+        System.gc(); // the previous run's state is garbage now: not this run's pauses
         Configuration conf = new Configuration();
         conf.set(StateBackendOptions.STATE_BACKEND, backend);
         conf.set(PipelineOptions.GENERIC_TYPES, false);
@@ -128,92 +179,183 @@ public final class JobBenchmark {
         conf.set(CheckpointingOptions.CHECKPOINT_STORAGE, "filesystem");
         conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpoints.toUri().toString());
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
-        env.setParallelism(1);
-        // After `records` real ids the source emits -1 markers until the job is stopped.
+        env.setParallelism(parallelism);
+        // The sequence [0, P * S) splits into P equal ranges of S, one per reader. Reader k emits
+        // the records k, k + P, k + 2P, ... then -1 markers until the job is stopped (so that a
+        // savepoint can be taken after the last record).
+        long perReader = Long.MAX_VALUE / parallelism;
         DataGeneratorSource<Long> source =
                 new DataGeneratorSource<>(
-                        i -> i < records ? idOf(i, distinct) : -1L, Long.MAX_VALUE, Types.LONG);
+                        i -> {
+                            long record = (i % perReader) * parallelism + i / perReader;
+                            return record < records ? idOf(record, distinct) : -1L;
+                        },
+                        perReader * parallelism,
+                        Types.LONG);
         DataStream<Long> ids =
                 env.fromSource(source, WatermarkStrategy.noWatermarks(), "ids")
                         .filter(new StampRealIds())
                         .name("real-ids");
-        DataStream<Long> out;
-        switch (pipeline.startsWith("bloom") ? "bloom" : pipeline) {
-            case "pass-through":
-                out =
-                        ids.keyBy(id -> id, Types.LONG)
-                                .process(new PassThrough())
-                                .returns(Types.LONG)
-                                .uid("pass");
-                break;
-            case "bloom":
-                out =
-                        BloomDedup.global(
-                                ids,
-                                IdSelector.ofLong(id -> id),
-                                DedupConfig.builder()
-                                        .expectedItems(distinct)
-                                        .fpp(0.01)
-                                        .pageBits(page)
-                                        .fixed()
-                                        .build());
-                break;
-            default:
-                out =
-                        ids.keyBy(id -> id, Types.LONG)
-                                .process(new ExactDedup())
-                                .returns(Types.LONG)
-                                .uid("exact");
-        }
-        out.sinkTo(new CountingSink()).name("count");
-        JobClient job = env.executeAsync(pipeline + "-" + backend);
-        waitForInput(records);
-        double seconds = (LAST_NANOS.get() - FIRST_NANOS.get()) / 1e9;
-        Path dir = Files.createTempDirectory("bloomstream-savepoint");
-        String savepoint =
+        pipeline(pipeline, ids, distinct, o.fpp()).sinkTo(new CountingSink()).name("count");
+        Duration budget = pipeline.equals(EXACT) ? o.exactBudget() : o.budget();
+        JobClient job =
+                env.executeAsync(pipeline + "-" + backend + "-p" + parallelism + "-" + distinct);
+        String status = waitForInput(records, budget, job);
+        long done = sum(INPUT);
+        double seconds = (max(LAST_NANOS) - min(FIRST_NANOS)) / 1e9;
+        long bytes = -1;
+        if (!status.startsWith("failed")) {
+            Path dir = Files.createTempDirectory("bloomstream-savepoint");
+            try {
                 job.stopWithSavepoint(false, dir.toUri().toString(), SavepointFormatType.CANONICAL)
-                        .get();
-        long bytes = directorySize(dir);
-        deleteRecursively(dir);
+                        .get(60, TimeUnit.MINUTES);
+                bytes = directorySize(dir);
+                job.getJobExecutionResult().get(10, TimeUnit.MINUTES);
+            } catch (Exception e) {
+                status = status + "; no savepoint: " + e;
+                job.cancel().get(10, TimeUnit.MINUTES);
+            } finally {
+                deleteRecursively(dir);
+            }
+        }
         deleteRecursively(checkpoints);
-        Result r = new Result(pipeline, backend, records, seconds, bytes);
+        long inState = sum(INPUT); // the readers published their counts when they closed
+        JobRun r =
+                new JobRun(
+                        distinct,
+                        o.duplication(),
+                        o.fpp(),
+                        backend,
+                        parallelism,
+                        pipeline,
+                        done,
+                        seconds,
+                        bytes,
+                        inState,
+                        status);
         System.out.printf(
                 Locale.ROOT,
-                "%s/%s: %d out, %.2f s, %,.0f records/s, savepoint %,d bytes (%s)%n",
+                "%s p%d %s %,d ids: %,d records in %.2f s, %,.0f records/s, %,d out,"
+                        + " savepoint %,d bytes (%.3f per distinct id), %s%n",
                 backend,
+                parallelism,
                 pipeline,
-                SEEN.get(),
+                distinct,
+                done,
                 seconds,
                 r.recordsPerSecond(),
+                SEEN.get(),
                 bytes,
-                savepoint);
+                r.stateBytesPerDistinctId(),
+                status);
         return r;
     }
 
-    /** Polls until every real record has entered the pipeline. */
-    private static void waitForInput(long records) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofMinutes(60).toNanos();
-        while (INPUT.get() < records) {
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("only " + INPUT.get() + " records entered");
+    /**
+     * Polls until every record has entered the pipeline, the budget is spent or the job has ended.
+     *
+     * @return {@link JobRun#COMPLETE}, {@link JobRun#STOPPED_AT_BUDGET} or "failed: reason"
+     */
+    private static String waitForInput(long records, Duration budget, JobClient job)
+            throws Exception {
+        long start = System.nanoTime();
+        long deadline = start + budget.toNanos();
+        long nextStatus = start;
+        while (sum(INPUT) < records) {
+            long now = System.nanoTime();
+            if (now - deadline > 0) {
+                return JobRun.STOPPED_AT_BUDGET;
+            }
+            if (now - nextStatus > 0) {
+                nextStatus = now + TimeUnit.SECONDS.toNanos(1);
+                JobStatus s = job.getJobStatus().get(1, TimeUnit.MINUTES);
+                if (s.isGloballyTerminalState()) {
+                    try {
+                        job.getJobExecutionResult().get(1, TimeUnit.MINUTES);
+                        return "failed: the job ended as " + s + " before its last record";
+                    } catch (Exception e) {
+                        Throwable root = e;
+                        while (root.getCause() != null) {
+                            root = root.getCause();
+                        }
+                        return "failed: " + root;
+                    }
+                }
             }
             Thread.sleep(20);
         }
+        return JobRun.COMPLETE;
     }
 
-    /** Drops the -1 markers and stamps the first and the latest real record. */
-    static final class StampRealIds
-            implements org.apache.flink.api.common.functions.FilterFunction<Long> {
+    private static long sum(AtomicLongArray a) {
+        long s = 0;
+        for (int i = 0; i < a.length(); i++) {
+            s += a.get(i);
+        }
+        return s;
+    }
+
+    private static long max(AtomicLongArray a) {
+        long m = 0;
+        for (int i = 0; i < a.length(); i++) {
+            m = Math.max(m, a.get(i));
+        }
+        return m;
+    }
+
+    private static long min(AtomicLongArray a) {
+        long m = Long.MAX_VALUE;
+        for (int i = 0; i < a.length(); i++) {
+            if (a.get(i) != 0) {
+                m = Math.min(m, a.get(i));
+            }
+        }
+        return m == Long.MAX_VALUE ? 0 : m;
+    }
+
+    /**
+     * Drops the -1 markers and counts the real records per reader: its count, first and latest time
+     * are published every 1024 records, at its first marker and when it closes, so readers do not
+     * contend on a shared counter.
+     */
+    static final class StampRealIds extends RichFilterFunction<Long> {
+        private transient int reader;
+        private transient long count;
+        private transient long published;
+        private transient long last;
+
+        @Override
+        public void open(OpenContext ctx) {
+            reader = getRuntimeContext().getTaskInfo().getIndexOfThisSubtask();
+        }
+
         @Override
         public boolean filter(Long id) {
             if (id == -1L) {
+                if (published != count) {
+                    publish();
+                }
                 return false;
             }
-            long now = System.nanoTime();
-            FIRST_NANOS.compareAndSet(0, now);
-            LAST_NANOS.set(now);
-            INPUT.incrementAndGet();
+            last = System.nanoTime();
+            if (count++ == 0) {
+                FIRST_NANOS.set(reader, last);
+            }
+            if ((count & 1023) == 0) {
+                publish();
+            }
             return true;
+        }
+
+        @Override
+        public void close() {
+            publish(); // the records before a stop-with-savepoint's barrier
+        }
+
+        private void publish() {
+            LAST_NANOS.set(reader, last);
+            INPUT.set(reader, count);
+            published = count;
         }
     }
 
@@ -242,7 +384,7 @@ public final class JobBenchmark {
         private transient ValueState<Boolean> seen;
 
         @Override
-        public void open(org.apache.flink.api.common.functions.OpenContext ctx) {
+        public void open(OpenContext ctx) {
             seen = getRuntimeContext().getState(new ValueStateDescriptor<>("seen", Types.BOOLEAN));
         }
 
@@ -260,16 +402,22 @@ public final class JobBenchmark {
         @Override
         public SinkWriter<Long> createWriter(WriterInitContext context) {
             return new SinkWriter<>() {
+                private long n;
+
                 @Override
                 public void write(Long element, Context context) {
-                    SEEN.incrementAndGet();
+                    if ((++n & 1023) == 0) {
+                        SEEN.addAndGet(1024);
+                    }
                 }
 
                 @Override
                 public void flush(boolean endOfInput) {}
 
                 @Override
-                public void close() {}
+                public void close() {
+                    SEEN.addAndGet(n & 1023);
+                }
             };
         }
     }

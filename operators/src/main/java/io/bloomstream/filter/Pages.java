@@ -54,6 +54,41 @@ public final class Pages {
         return changed;
     }
 
+    /**
+     * Sets the k bits of the item (h1, h2) in its page as {@link #add} does, and returns how many
+     * of them were clear: the change of the page's {@link #bitCount}, so a caller can keep a
+     * filter's set-bit count without scanning its pages. {@code scratch} (at least k longs)
+     * receives the positions.
+     */
+    public static int addCounting(FilterSpec spec, long[] words, long h1, long h2, long[] scratch) {
+        long[] pos = scratch;
+        spec.positions(h1, h2, pos);
+        int newBits = 0;
+        for (int i = 0, k = spec.hashes(); i < k; i++) {
+            long bit = pos[i];
+            int w = (int) (bit >>> 6);
+            long mask = 1L << bit;
+            if ((words[w] & mask) == 0) {
+                words[w] |= mask;
+                newBits++;
+            }
+        }
+        return newBits;
+    }
+
+    /** The number of set bits in the AND of two pages of one shape (bits set in both). */
+    public static int bitCountAnd(long[] a, long[] b) {
+        if (a.length != b.length) {
+            throw new IllegalArgumentException(
+                    "pages of different shapes: " + a.length + " and " + b.length + " words");
+        }
+        int total = 0;
+        for (int i = 0; i < a.length; i++) {
+            total += Long.bitCount(a[i] & b[i]);
+        }
+        return total;
+    }
+
     /** The number of set bits in a page. */
     public static int bitCount(long[] words) {
         int total = 0;

@@ -42,6 +42,10 @@ import org.apache.flink.util.OutputTag;
  * {@code saturated} instead of a number. Replaying events after a restore does not double-count: an
  * item already in the filter sets no bit. Set estimates between two streams: {@link BloomOverlap}.
  *
+ * <p>Cost: an event reads and writes one page and its key's metadata, which keeps each stage's
+ * number of set bits as pages change, so an emission reads the metadata only, not the pages. (State
+ * of bloomstream 0.3 and older is counted by one scan of a key's pages when first read.)
+ *
  * <p>The counting operator has uid and name {@link CountConfig#uidPrefix()} (default {@value
  * #DEFAULT_UID}); {@link #global} adds a summing operator named with the prefix and {@value
  * #SUM_SUFFIX}. Give each count of a job its own prefix.

@@ -9,7 +9,6 @@ import io.bloomstream.filter.SetEstimates;
 import io.bloomstream.flink.typeutils.FilterMetaSerializer;
 import io.bloomstream.flink.typeutils.PageSerializer;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -49,6 +48,10 @@ import org.apache.flink.util.OutputTag;
  * still hold sides of different shapes (state written before bloomstream 0.2), their bits are never
  * ORed: the key's records carry |A| and |B| but no union or intersection ({@code NaN}, {@code valid
  * = false}), the metric {@value #SHAPE_MISMATCH} counts them and a warning names both shapes.
+ *
+ * <p>Cost of an emission: |A| and |B| come from set-bit counts kept as pages change; the union
+ * needs the bits set on both sides, one pass over the pages of the side with fewer pages, each
+ * looked up on the other side.
  *
  * <p>The operator has uid and name {@link CountConfig#uidPrefix()}, default {@value #DEFAULT_UID}.
  */
@@ -316,28 +319,29 @@ public final class BloomOverlap {
             return e == null ? Estimate.of(0, spec) : e.getKey();
         }
 
-        /** The estimate of the OR of both sides, whose stages have the shapes {@code stages}. */
+        /**
+         * The estimate of the OR of both sides, whose stages have the shapes {@code stages}: per
+         * stage, |A OR B| = |A| + |B| - |A AND B| set bits. The sides' counts are kept as pages
+         * change; the AND needs one pass over the pages of the side with fewer, each looked up on
+         * the other side (the one scan left in an emission).
+         */
         private Estimate union(List<FilterSpec> stages) throws Exception {
-            Map<Long, long[]> union = new HashMap<>();
-            for (int i = 0; i < 2; i++) {
-                for (Map.Entry<Long, long[]> e : pages[i].entries()) {
-                    long[] words = union.get(e.getKey());
-                    if (words == null) {
-                        union.put(e.getKey(), e.getValue().clone());
-                    } else {
-                        for (int w = 0; w < words.length; w++) {
-                            words[w] |= e.getValue()[w]; // equal shapes: equal page lengths
-                        }
-                    }
+            long[] a = sides[0].setBits(0);
+            long[] b = sides[1].setBits(0);
+            long pagesA = sides[0].pages(0);
+            long pagesB = sides[1].pages(0);
+            int fewer = pagesB != FilterMeta.UNKNOWN_PAGES && pagesB < pagesA ? 1 : 0;
+            long[] both = new long[stages.size()];
+            for (Map.Entry<Long, long[]> e : pages[fewer].entries()) {
+                long[] other = pages[1 - fewer].get(e.getKey());
+                if (other != null) {
+                    both[StateLayout.stageOf(e.getKey())] +=
+                            Pages.bitCountAnd(e.getValue(), other); // equal shapes
                 }
-            }
-            long[] setBits = new long[stages.size()];
-            for (Map.Entry<Long, long[]> e : union.entrySet()) {
-                setBits[StateLayout.stageOf(e.getKey())] += Pages.bitCount(e.getValue());
             }
             List<Estimate> parts = new ArrayList<>(stages.size());
             for (int i = 0; i < stages.size(); i++) {
-                parts.add(Estimate.of(setBits[i], stages.get(i)));
+                parts.add(Estimate.of(a[i] + b[i] - both[i], stages.get(i)));
             }
             return Estimate.sum(parts);
         }

@@ -15,8 +15,10 @@ import org.apache.flink.api.common.state.ValueState;
 /**
  * The counting filters of the current key in managed keyed state, in the dedup operator's layout (a
  * {@link FilterMeta} value and one MapState entry per non-empty page): one slot per open window
- * (one slot for running counts), each a cascade of stages. An event reads and writes one page; an
- * estimate reads the slot's pages.
+ * (one slot for running counts), each a cascade of stages. An event reads and writes one page and
+ * adds the bits it set to its stage's {@link FilterMeta.Stage#setBits}, so an estimate reads only
+ * the metadata. State written before set bits were recorded (layout 2 and older) is counted by one
+ * scan of the slot's pages when first read, and recorded then.
  */
 @Internal
 final class CountState {
@@ -122,6 +124,7 @@ final class CountState {
                                 template.capacity,
                                 0);
             }
+            current.setBits = 0; // a new stage: counted from its first bit
             stages.add(current);
             currentWords = null;
         }
@@ -130,7 +133,7 @@ final class CountState {
             currentWords = new long[Pages.words(spec)];
             current.pageCreated();
         }
-        Pages.add(spec, currentWords, h1, h2, scratch);
+        current.bitsSet(Pages.addCounting(spec, currentWords, h1, h2, scratch));
         pages.put(StateLayout.pageKey(slot, stages.size() - 1, spec.page(h1)), currentWords);
         current.itemsAdded++;
         metaState.update(meta);
@@ -196,20 +199,76 @@ final class CountState {
         if (meta == null || meta.buckets[slotOf(meta, window)] != window) {
             return null;
         }
-        int slot = slotOf(meta, window);
+        List<FilterMeta.Stage> stages = setBitsOf(meta, slotOf(meta, window));
+        List<Estimate> parts = new ArrayList<>(stages.size());
+        for (FilterMeta.Stage s : stages) {
+            parts.add(Estimate.of(s.setBits, s.spec(hasher)));
+        }
+        return Map.entry(Estimate.sum(parts), stages.size());
+    }
+
+    /**
+     * The set bits of each stage of {@code window}'s filter, oldest first; empty if the window has
+     * no filter.
+     */
+    long[] setBits(long window) throws Exception {
+        FilterMeta meta = metaState.value();
+        if (meta == null || meta.buckets[slotOf(meta, window)] != window) {
+            return new long[0];
+        }
+        List<FilterMeta.Stage> stages = setBitsOf(meta, slotOf(meta, window));
+        long[] bits = new long[stages.size()];
+        for (int i = 0; i < bits.length; i++) {
+            bits[i] = stages.get(i).setBits;
+        }
+        return bits;
+    }
+
+    /**
+     * The non-empty pages of {@code window}'s filter (0 if it has none), or {@link
+     * FilterMeta#UNKNOWN_PAGES} for state that did not record them (layout 1).
+     */
+    long pages(long window) throws Exception {
+        FilterMeta meta = metaState.value();
+        if (meta == null || meta.buckets[slotOf(meta, window)] != window) {
+            return 0;
+        }
+        long n = 0;
+        for (FilterMeta.Stage s : meta.slots.get(slotOf(meta, window))) {
+            if (s.pages == FilterMeta.UNKNOWN_PAGES) {
+                return FilterMeta.UNKNOWN_PAGES;
+            }
+            n += s.pages;
+        }
+        return n;
+    }
+
+    /**
+     * The stages of {@code slot}, their {@link FilterMeta.Stage#setBits} known: if one is not
+     * recorded (state of layout 2 or older), one scan of the slot's pages counts them all, and the
+     * metadata records them.
+     */
+    private List<FilterMeta.Stage> setBitsOf(FilterMeta meta, int slot) throws Exception {
         List<FilterMeta.Stage> stages = meta.slots.get(slot);
-        long[] setBits = new long[stages.size()];
+        boolean known = true;
+        for (FilterMeta.Stage s : stages) {
+            known &= s.setBits != FilterMeta.UNKNOWN_SET_BITS;
+        }
+        if (known) {
+            return stages;
+        }
+        long[] counted = new long[stages.size()];
         for (Map.Entry<Long, long[]> e : pages.entries()) {
             long k = e.getKey();
             if (StateLayout.slotOf(k) == slot) {
-                setBits[StateLayout.stageOf(k)] += Pages.bitCount(e.getValue());
+                counted[StateLayout.stageOf(k)] += Pages.bitCount(e.getValue());
             }
         }
-        List<Estimate> parts = new ArrayList<>(stages.size());
-        for (int i = 0; i < stages.size(); i++) {
-            parts.add(Estimate.of(setBits[i], stages.get(i).spec(hasher)));
+        for (int i = 0; i < counted.length; i++) {
+            stages.get(i).setBits = counted[i];
         }
-        return Map.entry(Estimate.sum(parts), stages.size());
+        metaState.update(meta);
+        return stages;
     }
 
     /**

@@ -10,11 +10,11 @@ import org.apache.flink.annotation.Internal;
 /**
  * The small per-key value beside a key's pages: the hasher, the key's retention shape (time domain,
  * generation length and bucket phase), and for each generation slot its range of time buckets and
- * its cascade stages (each stage's shape and items). Everything that decides how pages are read is
- * recorded here, so a job restored with a changed config still reads old pages correctly: stages
- * keep the shape they were created with and new stages take the new config; a key keeps its
- * generation length until its state is freed. Mutable; serialized by {@link
- * io.bloomstream.flink.typeutils.FilterMetaSerializer}.
+ * its cascade stages (each stage's shape, items, pages and, in count and overlap state, set bits).
+ * Everything that decides how pages are read is recorded here, so a job restored with a changed
+ * config still reads old pages correctly: stages keep the shape they were created with and new
+ * stages take the new config; a key keeps its generation length until its state is freed. Mutable;
+ * serialized by {@link io.bloomstream.flink.typeutils.FilterMetaSerializer}.
  */
 @Internal
 public final class FilterMeta {
@@ -37,6 +37,12 @@ public final class FilterMeta {
     /** {@link Stage#pages} of state written before page counts were recorded (layout 1). */
     public static final long UNKNOWN_PAGES = -1;
 
+    /**
+     * {@link Stage#setBits} of a stage whose set bits are not recorded: state written before layout
+     * 3, and dedup state (only count and overlap keep them).
+     */
+    public static final long UNKNOWN_SET_BITS = -1;
+
     /** {@link #countedBy} of a key whose pages no running subtask has counted yet. */
     public static final long NOT_COUNTED = 0;
 
@@ -51,27 +57,55 @@ public final class FilterMeta {
         /** The stage's non-empty pages (entries in the pages state), or {@link #UNKNOWN_PAGES}. */
         public long pages;
 
+        /**
+         * The number of set bits over the stage's pages, kept as they change (count and overlap
+         * state), or {@link #UNKNOWN_SET_BITS}.
+         */
+        public long setBits;
+
         private transient FilterSpec spec;
 
-        /** A stage without pages. */
+        /** A stage without pages, its set bits not recorded. */
         public Stage(long bits, int hashes, int pageBits, long capacity, long itemsAdded) {
             this(bits, hashes, pageBits, capacity, itemsAdded, 0);
         }
 
+        /** A stage, its set bits not recorded. */
         public Stage(
                 long bits, int hashes, int pageBits, long capacity, long itemsAdded, long pages) {
+            this(bits, hashes, pageBits, capacity, itemsAdded, pages, UNKNOWN_SET_BITS);
+        }
+
+        public Stage(
+                long bits,
+                int hashes,
+                int pageBits,
+                long capacity,
+                long itemsAdded,
+                long pages,
+                long setBits) {
             this.bits = bits;
             this.hashes = hashes;
             this.pageBits = pageBits;
             this.capacity = capacity;
             this.itemsAdded = itemsAdded;
             this.pages = pages;
+            this.setBits = setBits;
         }
 
         /** Notes that a page of this stage was created (a no-op while the count is unknown). */
         void pageCreated() {
             if (pages != UNKNOWN_PAGES) {
                 pages++;
+            }
+        }
+
+        /**
+         * Notes that {@code n} bits of this stage were set (a no-op while the count is unknown).
+         */
+        void bitsSet(int n) {
+            if (setBits != UNKNOWN_SET_BITS) {
+                setBits += n;
             }
         }
 
@@ -83,7 +117,7 @@ public final class FilterMeta {
         }
 
         Stage copy() {
-            return new Stage(bits, hashes, pageBits, capacity, itemsAdded, pages);
+            return new Stage(bits, hashes, pageBits, capacity, itemsAdded, pages, setBits);
         }
     }
 
@@ -288,7 +322,8 @@ public final class FilterMeta {
                         || x.pageBits != y.pageBits
                         || x.capacity != y.capacity
                         || x.itemsAdded != y.itemsAdded
-                        || x.pages != y.pages) {
+                        || x.pages != y.pages
+                        || x.setBits != y.setBits) {
                     return false;
                 }
             }
@@ -313,6 +348,9 @@ public final class FilterMeta {
                 sb.append(", [m=").append(s.bits).append(" k=").append(s.hashes);
                 sb.append(" items=").append(s.itemsAdded).append('/').append(s.capacity);
                 sb.append(" pages=").append(s.pages);
+                if (s.setBits != UNKNOWN_SET_BITS) {
+                    sb.append(" setBits=").append(s.setBits);
+                }
                 sb.append(']');
             }
             sb.append(')');

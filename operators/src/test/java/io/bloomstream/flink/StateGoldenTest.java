@@ -25,14 +25,21 @@ import org.junit.jupiter.params.provider.EnumSource;
  * Restores the committed operator snapshots of the count, overlap and screen operators under {@code
  * src/test/resources/savepoints}, for every released state layout: {@code 0.1} (filter metadata
  * layout 1), {@code 0.2} (layout 2) and {@code 0.3} (the screen's broadcast state also records the
- * file's checksum and the last command's sequence number). Keyed state is committed for both
- * backends. The files are written by {@link #writeSnapshots} with {@code
- * -Dbloomstream.writeSnapshots=true -Dbloomstream.snapshotVersion=V}; the 0.1 files were written by
- * this class run against the 0.1 code.
+ * file's checksum and the last command's sequence number) and {@code 0.4} (layout 3: count and
+ * overlap metadata record each stage's set bits). Keyed state is committed for both backends. The
+ * estimates after a restore equal those of a full scan of the restored pages (how estimates were
+ * computed before the set bits were kept), and state without set bits records them when first read.
+ * The files are written by {@link #writeSnapshots} with {@code -Dbloomstream.writeSnapshots=true
+ * -Dbloomstream.snapshotVersion=V}; the 0.1 files were written by this class run against the 0.1
+ * code.
  */
 class StateGoldenTest {
 
-    static final List<String> VERSIONS = List.of("0.1", "0.2", "0.3");
+    static final List<String> VERSIONS = List.of("0.1", "0.2", "0.3", "0.4");
+
+    /** The first version whose count and overlap metadata record set bits (layout 3). */
+    static final String SET_BITS_SINCE = "0.4";
+
     static final String SCREEN_FILTER = "src/test/resources/savepoints/screen-filter.bloom";
 
     static Path file(String operator, String version, Backend backend) {
@@ -93,6 +100,29 @@ class StateGoldenTest {
                 for (int i = 0; i < 1000; i++) {
                     h.processElement("k" + (i % 5) + "," + i, 500);
                 }
+                Map<String, CountEstimate> scanned = new TreeMap<>();
+                CountStateScan restored = CountStateScan.count(h);
+                for (int k = 0; k < 5; k++) {
+                    FilterMeta meta = restored.meta("k" + k);
+                    assertThat(meta.slots.get(0).get(0).setBits)
+                            .as("%s: set bits recorded", version)
+                            .matches(
+                                    b ->
+                                            version.compareTo(SET_BITS_SINCE) >= 0
+                                                    ? b >= 0
+                                                    : b == FilterMeta.UNKNOWN_SET_BITS);
+                    Map<Long, long[]> pages = restored.pages("k" + k);
+                    long[] bits = CountStateScan.scan(pages, 0, meta.slots.get(0).size());
+                    scanned.put(
+                            "k" + k,
+                            CountEstimate.of(
+                                    "k" + k,
+                                    CountStateScan.estimate(
+                                            meta, 0, bits, countConfig().filter().hasher()),
+                                    meta.slots.get(0).size(),
+                                    0,
+                                    true));
+                }
                 h.processWatermark(new Watermark(Long.MAX_VALUE));
                 Map<String, CountEstimate> finals = new TreeMap<>();
                 for (CountEstimate e : h.extractOutputValues()) {
@@ -102,6 +132,15 @@ class StateGoldenTest {
                 }
                 assertThat(finals).as(version).hasSize(5);
                 for (CountEstimate e : finals.values()) {
+                    CountEstimate scan = scanned.get(e.key);
+                    assertThat(e.estimate)
+                            .as("%s %s: as by a scan", version, e)
+                            .isEqualTo(scan.estimate);
+                    assertThat(e.standardError).isEqualTo(scan.standardError);
+                    assertThat(e.bitsSet).isEqualTo(scan.bitsSet);
+                    assertThat(restored.meta(e.key).slots.get(0).get(0).setBits)
+                            .as("%s: recorded after the first read", version)
+                            .isEqualTo(scan.bitsSet);
                     // 200 distinct per key; 3 stated standard errors.
                     assertThat(Math.abs(e.estimate - 200))
                             .as("%s %s", version, e)
@@ -125,6 +164,28 @@ class StateGoldenTest {
                 assertThat(out).as(version).isNotEmpty();
                 OverlapEstimate e = out.get(out.size() - 1);
                 assertThat(e.isFinal).isTrue();
+                // As emissions computed them by scans of the pages before set bits were kept.
+                CountStateScan a = CountStateScan.overlap(h, "a");
+                CountStateScan b = CountStateScan.overlap(h, "b");
+                FilterMeta meta = a.meta("site");
+                var hasher = overlapConfig().filter().hasher();
+                var pagesA = a.pages("site");
+                var pagesB = b.pages("site");
+                assertThat(e.a)
+                        .as(version)
+                        .isEqualTo(
+                                CountStateScan.estimate(
+                                                meta, 0, CountStateScan.scan(pagesA, 0, 1), hasher)
+                                        .estimate());
+                assertThat(e.b)
+                        .isEqualTo(
+                                CountStateScan.estimate(
+                                                meta, 0, CountStateScan.scan(pagesB, 0, 1), hasher)
+                                        .estimate());
+                assertThat(e.union)
+                        .isEqualTo(
+                                CountStateScan.unionEstimate(meta, pagesA, pagesB, hasher)
+                                        .estimate());
                 assertThat(Math.abs(e.a - 500)).isLessThanOrEqualTo(3 * e.aError + 1);
                 assertThat(Math.abs(e.b - 500)).isLessThanOrEqualTo(3 * e.bError + 1);
                 assertThat(Math.abs(e.intersection - 250))

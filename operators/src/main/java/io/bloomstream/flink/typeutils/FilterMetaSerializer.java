@@ -16,12 +16,16 @@ import org.apache.flink.core.memory.DataOutputView;
  * readable by the same serializer (its snapshot is compatible as is):
  *
  * <ul>
- *   <li>Version 2 (written now): the byte {@code 0x80 | 2}, strategy id (1 byte), seed (8), time
- *       domain (1, signed: -1 unrecorded, 0 none, 1 event time, 2 processing time), generation
- *       length in ms (8), bucket phase in ms (8), the run that counted the key's pages ({@link
- *       FilterMeta#countedBy}, 8), slot count (varint), then per slot its first and last bucket (8
- *       + 8) and stage count (varint), then per stage bits (8), hashes (4), pageBits (4), capacity
- *       (8), itemsAdded (8), non-empty pages (8, signed: -1 unknown).
+ *   <li>Version 3 (written now): as version 2 with the version byte {@code 0x80 | 3}, and each
+ *       stage ends with its set bits (8, signed: -1 not recorded, as in dedup state; see {@link
+ *       FilterMeta.Stage#setBits}).
+ *   <li>Version 2 (bloomstream 0.2 and 0.3): the byte {@code 0x80 | 2}, strategy id (1 byte), seed
+ *       (8), time domain (1, signed: -1 unrecorded, 0 none, 1 event time, 2 processing time),
+ *       generation length in ms (8), bucket phase in ms (8), the run that counted the key's pages
+ *       ({@link FilterMeta#countedBy}, 8), slot count (varint), then per slot its first and last
+ *       bucket (8 + 8) and stage count (varint), then per stage bits (8), hashes (4), pageBits (4),
+ *       capacity (8), itemsAdded (8), non-empty pages (8, signed: -1 unknown). Read with the set
+ *       bits {@link FilterMeta#UNKNOWN_SET_BITS}: count state counts them by one scan on first use.
  *   <li>Version 1 (bloomstream 0.1): strategy id (1 byte, below 0x80), seed (8), generation count
  *       (varint), then per generation its bucket (8) and stage count (varint), then per stage bits,
  *       hashes, pageBits, capacity and itemsAdded as above. Read with the domain and generation
@@ -46,7 +50,10 @@ public final class FilterMetaSerializer extends TypeSerializerSingleton<FilterMe
     private static final int MAX_STAGES = 64;
 
     /** The layout written now. */
-    public static final int CURRENT_VERSION = 2;
+    public static final int CURRENT_VERSION = 3;
+
+    /** The layout of bloomstream 0.2 and 0.3 (without set bits). */
+    static final int VERSION_2 = 2;
 
     private static final int VERSION_FLAG = 0x80;
 
@@ -103,6 +110,7 @@ public final class FilterMetaSerializer extends TypeSerializerSingleton<FilterMe
             out.writeLong(s.capacity);
             out.writeLong(s.itemsAdded);
             out.writeLong(s.pages);
+            out.writeLong(s.setBits);
         }
     }
 
@@ -113,7 +121,7 @@ public final class FilterMetaSerializer extends TypeSerializerSingleton<FilterMe
             return deserializeV1(first, in);
         }
         int version = first & ~VERSION_FLAG;
-        if (version != CURRENT_VERSION) {
+        if (version != VERSION_2 && version != CURRENT_VERSION) {
             throw new IOException(
                     "corrupt or newer filter metadata: layout version "
                             + version
@@ -136,7 +144,7 @@ public final class FilterMetaSerializer extends TypeSerializerSingleton<FilterMe
         for (int g = 0; g < n; g++) {
             buckets[g] = in.readLong();
             lastBuckets[g] = in.readLong();
-            slots.add(readStages(in, true));
+            slots.add(readStages(in, true, version >= 3));
         }
         FilterMeta meta =
                 new FilterMeta(
@@ -159,7 +167,7 @@ public final class FilterMetaSerializer extends TypeSerializerSingleton<FilterMe
         List<List<FilterMeta.Stage>> slots = new ArrayList<>(n);
         for (int g = 0; g < n; g++) {
             buckets[g] = in.readLong();
-            slots.add(readStages(in, false));
+            slots.add(readStages(in, false, false));
         }
         return new FilterMeta(strategyId, seed, buckets, slots);
     }
@@ -173,8 +181,8 @@ public final class FilterMetaSerializer extends TypeSerializerSingleton<FilterMe
         return n;
     }
 
-    private static List<FilterMeta.Stage> readStages(DataInputView in, boolean withPages)
-            throws IOException {
+    private static List<FilterMeta.Stage> readStages(
+            DataInputView in, boolean withPages, boolean withSetBits) throws IOException {
         int n = PageSerializer.readVarInt(in);
         if (n < 0 || n > MAX_STAGES) {
             throw new IOException("corrupt filter metadata: stage count " + n);
@@ -190,7 +198,13 @@ public final class FilterMetaSerializer extends TypeSerializerSingleton<FilterMe
             if (pages < FilterMeta.UNKNOWN_PAGES) {
                 throw new IOException("corrupt filter metadata: page count " + pages);
             }
-            stages.add(new FilterMeta.Stage(bits, hashes, pageBits, capacity, items, pages));
+            long setBits = withSetBits ? in.readLong() : FilterMeta.UNKNOWN_SET_BITS;
+            if (setBits < FilterMeta.UNKNOWN_SET_BITS || setBits > bits) {
+                throw new IOException(
+                        "corrupt filter metadata: set bits " + setBits + " of a stage of " + bits);
+            }
+            stages.add(
+                    new FilterMeta.Stage(bits, hashes, pageBits, capacity, items, pages, setBits));
         }
         return stages;
     }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.bloomstream.flink.FilterMeta;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -15,12 +16,13 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Tests for the versioned value layout of {@link FilterMetaSerializer}: version 1 (bloomstream 0.1)
- * stays readable, version 2 is locked by a golden file, and corrupt input fails with the field
- * named.
+ * stays readable, versions 2 (0.2, 0.3) and 3 (set bits per stage) are locked by golden files, and
+ * corrupt input fails with the field named.
  */
 class FilterMetaLayoutTest {
 
     private static final Path GOLDEN_V2 = Path.of("src/test/resources/golden/filter-meta-v2.bin");
+    private static final Path GOLDEN_V3 = Path.of("src/test/resources/golden/filter-meta-v3.bin");
 
     static FilterMeta sample() {
         List<List<FilterMeta.Stage>> slots = new ArrayList<>();
@@ -45,6 +47,17 @@ class FilterMetaLayoutTest {
         return meta;
     }
 
+    /**
+     * {@link #sample()} with set bits recorded on the stages of slot 2 (as count state keeps them)
+     * and not on slot 0's (as dedup state).
+     */
+    static FilterMeta sampleWithSetBits() {
+        FilterMeta meta = sample();
+        meta.slots.get(2).get(0).setBits = 5012;
+        meta.slots.get(2).get(1).setBits = 118;
+        return meta;
+    }
+
     static byte[] write(FilterMeta meta) throws IOException {
         DataOutputSerializer out = new DataOutputSerializer(64);
         FilterMetaSerializer.INSTANCE.serialize(meta, out);
@@ -56,14 +69,30 @@ class FilterMetaLayoutTest {
     }
 
     @Test
-    void version2MatchesTheGoldenFile() throws Exception {
+    void version3MatchesTheGoldenFile() throws Exception {
         if (Boolean.getBoolean("bloomstream.writeGolden")) {
-            Files.write(GOLDEN_V2, write(sample()));
+            Files.write(GOLDEN_V3, write(sampleWithSetBits()));
         }
+        byte[] golden = Files.readAllBytes(GOLDEN_V3);
+        assertThat(golden[0] & 0xFF).as("version byte").isEqualTo(0x83);
+        assertThat(write(sampleWithSetBits())).isEqualTo(golden);
+        assertThat(read(golden)).isEqualTo(sampleWithSetBits());
+        assertThat(read(golden).slots.get(0).get(0).setBits).isEqualTo(FilterMeta.UNKNOWN_SET_BITS);
+    }
+
+    /** The version 2 file (written by bloomstream 0.2) reads with no set bits recorded. */
+    @Test
+    void readsVersion2WithTheSetBitsUnknown() throws Exception {
         byte[] golden = Files.readAllBytes(GOLDEN_V2);
         assertThat(golden[0] & 0xFF).as("version byte").isEqualTo(0x82);
-        assertThat(write(sample())).isEqualTo(golden);
-        assertThat(read(golden)).isEqualTo(sample());
+        FilterMeta meta = read(golden);
+        assertThat(meta).isEqualTo(sample());
+        for (List<FilterMeta.Stage> slot : meta.slots) {
+            assertThat(slot).allSatisfy(s -> assertThat(s.setBits).isEqualTo(-1));
+        }
+        byte[] rewritten = write(meta);
+        assertThat(rewritten[0] & 0xFF).as("rewritten as version 3").isEqualTo(0x83);
+        assertThat(read(rewritten)).isEqualTo(meta);
     }
 
     @Test
@@ -92,16 +121,16 @@ class FilterMetaLayoutTest {
         assertThat(meta.slots.get(0).get(0).itemsAdded).isEqualTo(12);
         assertThat(meta.slots.get(0).get(0).pages).isEqualTo(FilterMeta.UNKNOWN_PAGES);
         assertThat(meta.countedBy).isEqualTo(FilterMeta.NOT_COUNTED);
-        assertThat(read(write(meta))).as("rewritten as version 2").isEqualTo(meta);
+        assertThat(read(write(meta))).as("rewritten as version 3").isEqualTo(meta);
     }
 
     @Test
     void anUnknownVersionFailsNamingIt() throws Exception {
         byte[] bytes = write(sample());
-        bytes[0] = (byte) 0x83;
+        bytes[0] = (byte) 0x84;
         assertThatThrownBy(() -> read(bytes))
                 .isInstanceOf(IOException.class)
-                .hasMessageContaining("layout version 3");
+                .hasMessageContaining("layout version 4");
     }
 
     @Test
@@ -126,5 +155,15 @@ class FilterMetaLayoutTest {
         assertThatThrownBy(() -> read(pages))
                 .isInstanceOf(IOException.class)
                 .hasMessageContaining("page count -");
+        // the first stage's set bits follow its page count: more than its 4096 bits
+        byte[] setBits = write(sample());
+        ByteBuffer.wrap(setBits).putLong(firstPages + 8, 4097);
+        assertThatThrownBy(() -> read(setBits))
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("set bits 4097 of a stage of 4096");
+        ByteBuffer.wrap(setBits).putLong(firstPages + 8, -2);
+        assertThatThrownBy(() -> read(setBits))
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("set bits -2");
     }
 }

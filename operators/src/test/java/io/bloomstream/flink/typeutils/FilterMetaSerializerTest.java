@@ -35,7 +35,7 @@ class FilterMetaSerializerTest extends SerializerTestBase<FilterMeta> {
         List<List<FilterMeta.Stage>> one = new ArrayList<>();
         one.add(new ArrayList<>(List.of(new FilterMeta.Stage(1L << 33, 13, 0, 1L << 28, 5))));
         List<List<FilterMeta.Stage>> ranged = new ArrayList<>();
-        ranged.add(new ArrayList<>(List.of(new FilterMeta.Stage(4096, 7, 2048, 300, 12, 3))));
+        ranged.add(new ArrayList<>(List.of(new FilterMeta.Stage(4096, 7, 2048, 300, 12, 3, 81))));
         ranged.add(new ArrayList<>());
         FilterMeta counted =
                 new FilterMeta(

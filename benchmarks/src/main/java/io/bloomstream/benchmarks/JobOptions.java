@@ -1,0 +1,131 @@
+package io.bloomstream.benchmarks;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The command line of {@link JobBenchmark}: {@code --name=value} options, each checked.
+ *
+ * @param ids the numbers of distinct ids ({@code --ids})
+ * @param duplication passes over the ids ({@code --duplication})
+ * @param fpp the Bloom pipelines' target false-positive rate ({@code --fpp})
+ * @param backends "hashmap" and/or "rocksdb" ({@code --backends})
+ * @param parallelism the job parallelisms ({@code --parallelism})
+ * @param pipelines the pipelines, in run order ({@code --pipelines})
+ * @param exactBudget the time budget of an exact dedup run ({@code --exact-budget})
+ * @param budget the time budget of every other run ({@code --budget})
+ * @param csv the CSV file of the runs ({@code --csv}); the Markdown table goes beside it
+ */
+record JobOptions(
+        long[] ids,
+        int duplication,
+        double fpp,
+        List<String> backends,
+        int[] parallelism,
+        List<String> pipelines,
+        Duration exactBudget,
+        Duration budget,
+        Path csv) {
+
+    static JobOptions parse(String[] args) {
+        Map<String, String> a = new LinkedHashMap<>();
+        for (String arg : args) {
+            int eq = arg.indexOf('=');
+            if (!arg.startsWith("--") || eq < 0) {
+                throw new IllegalArgumentException("arguments are --name=value, was " + arg);
+            }
+            a.put(arg.substring(2, eq), arg.substring(eq + 1));
+        }
+        List<String> defaultPipelines =
+                new ArrayList<>(List.of(JobBenchmark.PASS_THROUGH, JobBenchmark.BLOOM_DEFAULT));
+        JobBenchmark.VARIANTS
+                .keySet()
+                .forEach(v -> defaultPipelines.add(JobBenchmark.BLOOM_PREFIX + v));
+        defaultPipelines.add(JobBenchmark.EXACT);
+        JobOptions o =
+                new JobOptions(
+                        longs(a.remove("ids"), "1000000,10000000,100000000"),
+                        Integer.parseInt(a.getOrDefault("duplication", "2")),
+                        Double.parseDouble(a.getOrDefault("fpp", "0.01")),
+                        List.of(a.getOrDefault("backends", "hashmap,rocksdb").split(",")),
+                        Arrays.stream(a.getOrDefault("parallelism", "1,2").split(","))
+                                .mapToInt(Integer::parseInt)
+                                .toArray(),
+                        a.containsKey("pipelines")
+                                ? List.of(a.get("pipelines").split(","))
+                                : defaultPipelines,
+                        duration(a.getOrDefault("exact-budget", "20m")),
+                        duration(a.getOrDefault("budget", "4h")),
+                        Path.of(a.getOrDefault("csv", "benchmarks/job-throughput.csv")));
+        for (String k :
+                List.of(
+                        "duplication",
+                        "fpp",
+                        "backends",
+                        "parallelism",
+                        "pipelines",
+                        "exact-budget",
+                        "budget",
+                        "csv")) {
+            a.remove(k);
+        }
+        if (!a.isEmpty()) {
+            throw new IllegalArgumentException("unknown arguments: " + a.keySet());
+        }
+        o.check();
+        return o;
+    }
+
+    private void check() {
+        for (long n : ids) {
+            if (n < 1) {
+                throw new IllegalArgumentException("--ids must be >= 1, was " + n);
+            }
+        }
+        if (duplication < 1) {
+            throw new IllegalArgumentException("--duplication must be >= 1, was " + duplication);
+        }
+        for (int p : parallelism) {
+            if (p < 1 || p > JobBenchmark.MAX_READERS) {
+                throw new IllegalArgumentException("--parallelism must be in [1, 64], was " + p);
+            }
+        }
+        for (String b : backends) {
+            if (!b.equals("hashmap") && !b.equals("rocksdb")) {
+                throw new IllegalArgumentException("--backends: hashmap or rocksdb, was " + b);
+            }
+        }
+        for (String p : pipelines) {
+            if (!p.equals(JobBenchmark.PASS_THROUGH)
+                    && !p.equals(JobBenchmark.EXACT)
+                    && !p.equals(JobBenchmark.BLOOM_DEFAULT)
+                    && !(p.startsWith(JobBenchmark.BLOOM_PREFIX)
+                            && JobBenchmark.VARIANTS.containsKey(
+                                    p.substring(JobBenchmark.BLOOM_PREFIX.length())))) {
+                throw new IllegalArgumentException(
+                        "--pipelines: pass-through, bloom-default, exact or bloom- and one of "
+                                + JobBenchmark.VARIANTS.keySet()
+                                + ", was "
+                                + p);
+            }
+        }
+    }
+
+    private static long[] longs(String value, String defaults) {
+        return Arrays.stream((value == null ? defaults : value).split(","))
+                .mapToLong(s -> Long.parseLong(s.replace("_", "")))
+                .toArray();
+    }
+
+    /** An ISO-8601 duration, or a number with s, m or h ("20m"). */
+    static Duration duration(String value) {
+        String v = value.trim().toUpperCase(Locale.ROOT);
+        return Duration.parse(v.startsWith("PT") ? v : "PT" + v);
+    }
+}

@@ -1,0 +1,151 @@
+package io.bloomstream.benchmarks;
+
+import java.awt.BasicStroke;
+import java.awt.Color;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import org.knowm.xchart.BitmapEncoder;
+import org.knowm.xchart.XYChart;
+import org.knowm.xchart.XYChartBuilder;
+import org.knowm.xchart.XYSeries;
+import org.knowm.xchart.style.Styler;
+import org.knowm.xchart.style.markers.SeriesMarkers;
+
+/**
+ * Draws records/s against distinct ids from the CSV files of {@link JobBenchmark}: one line per
+ * pipeline (pass-through, a Bloom pipeline, exact) and backend, at one parallelism, both axes
+ * logarithmic. Runs stopped at their budget are drawn at their rate so far and marked; failed runs
+ * are left out. Where several files hold the same run, the later file wins, so a chart can be made
+ * from runs recorded separately.
+ *
+ * <p>Usage: {@code java -cp benchmarks/target/benchmarks.jar
+ * io.bloomstream.benchmarks.JobThroughputChart [--out=benchmarks/job-throughput.png]
+ * [--parallelism=1] [--bloom=bloom-default] run.csv...}
+ */
+public final class JobThroughputChart {
+
+    private static final Color PASS = new Color(0x55, 0x55, 0x55);
+    private static final Color BLOOM = new Color(0x1f, 0x77, 0xb4);
+    private static final Color EXACT = new Color(0xd6, 0x27, 0x28);
+
+    private JobThroughputChart() {}
+
+    public static void main(String[] args) throws IOException {
+        Path out = Path.of("benchmarks/job-throughput.png");
+        int parallelism = 1;
+        String bloom = JobBenchmark.BLOOM_DEFAULT;
+        List<JobRun> runs = new ArrayList<>();
+        for (String arg : args) {
+            if (arg.startsWith("--out=")) {
+                out = Path.of(arg.substring("--out=".length()));
+            } else if (arg.startsWith("--parallelism=")) {
+                parallelism = Integer.parseInt(arg.substring("--parallelism=".length()));
+            } else if (arg.startsWith("--bloom=")) {
+                bloom = arg.substring("--bloom=".length());
+            } else if (arg.startsWith("--")) {
+                throw new IllegalArgumentException("unknown argument " + arg);
+            } else {
+                runs.addAll(JobRun.read(Path.of(arg)));
+            }
+        }
+        if (runs.isEmpty()) {
+            throw new IllegalArgumentException("no runs: give one or more JobBenchmark CSV files");
+        }
+        XYChart chart = chart(runs, parallelism, bloom);
+        BitmapEncoder.saveBitmap(chart, out.toString(), BitmapEncoder.BitmapFormat.PNG);
+        System.out.println("wrote " + out);
+    }
+
+    static XYChart chart(List<JobRun> runs, int parallelism, String bloom) {
+        double fpp = runs.get(0).fpp();
+        XYChart chart =
+                new XYChartBuilder()
+                        .width(900)
+                        .height(560)
+                        .title(
+                                String.format(
+                                        Locale.ROOT,
+                                        "Dedup job throughput, p = %s%%, parallelism %d",
+                                        new java.text.DecimalFormat("0.####").format(fpp * 100),
+                                        parallelism))
+                        .xAxisTitle("distinct ids")
+                        .yAxisTitle("records/s")
+                        .build();
+        Styler styler = chart.getStyler();
+        styler.setChartBackgroundColor(Color.WHITE);
+        styler.setLegendPosition(Styler.LegendPosition.OutsideE);
+        chart.getStyler().setXAxisLogarithmic(true);
+        chart.getStyler().setYAxisLogarithmic(true);
+        boolean any = false;
+        for (String backend : List.of("hashmap", "rocksdb")) {
+            for (String pipeline : List.of(JobBenchmark.PASS_THROUGH, bloom, JobBenchmark.EXACT)) {
+                Map<Long, JobRun> points = new TreeMap<>();
+                for (JobRun r : runs) {
+                    if (r.backend().equals(backend)
+                            && r.pipeline().equals(pipeline)
+                            && r.parallelism() == parallelism
+                            && !r.status().startsWith("failed")
+                            && r.recordsDone() > 0) {
+                        points.put(r.distinctIds(), r); // the later file wins
+                    }
+                }
+                if (points.isEmpty()) {
+                    continue;
+                }
+                any = true;
+                addSeries(chart, pipeline + " (" + backend + ")", points, pipeline, backend);
+            }
+        }
+        if (!any) {
+            throw new IllegalArgumentException(
+                    "no runs at parallelism " + parallelism + " of " + bloom + " or the baselines");
+        }
+        return chart;
+    }
+
+    private static void addSeries(
+            XYChart chart, String name, Map<Long, JobRun> points, String pipeline, String backend) {
+        List<Double> x = new ArrayList<>();
+        List<Double> y = new ArrayList<>();
+        List<Double> stoppedX = new ArrayList<>();
+        List<Double> stoppedY = new ArrayList<>();
+        for (JobRun r : points.values()) {
+            x.add((double) r.distinctIds());
+            y.add(r.recordsPerSecond());
+            if (r.status().startsWith(JobRun.STOPPED_AT_BUDGET)) {
+                stoppedX.add((double) r.distinctIds());
+                stoppedY.add(r.recordsPerSecond());
+            }
+        }
+        Color color =
+                pipeline.equals(JobBenchmark.PASS_THROUGH)
+                        ? PASS
+                        : pipeline.equals(JobBenchmark.EXACT) ? EXACT : BLOOM;
+        boolean heap = backend.equals("hashmap");
+        XYSeries s = chart.addSeries(name, x, y);
+        s.setLineColor(color);
+        s.setMarkerColor(color);
+        s.setMarker(heap ? SeriesMarkers.CIRCLE : SeriesMarkers.SQUARE);
+        if (!heap) {
+            s.setLineStyle(
+                    new BasicStroke(
+                            2f,
+                            BasicStroke.CAP_BUTT,
+                            BasicStroke.JOIN_MITER,
+                            10f,
+                            new float[] {6f, 4f},
+                            0f));
+        }
+        if (!stoppedX.isEmpty()) {
+            XYSeries st = chart.addSeries(name + ", stopped at budget", stoppedX, stoppedY);
+            st.setXYSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.Scatter);
+            st.setMarker(SeriesMarkers.CROSS);
+            st.setMarkerColor(Color.BLACK);
+        }
+    }
+}
