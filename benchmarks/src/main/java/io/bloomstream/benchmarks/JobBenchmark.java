@@ -86,6 +86,8 @@ public final class JobBenchmark {
 
     static {
         VARIANTS.put("fixed", DedupConfig.Builder::fixed); // one filter, no cascade (issue 3)
+        // the default without the write-back cache: every event reads and writes keyed state
+        VARIANTS.put("nocache", b -> b.cacheBytes(0));
     }
 
     static final int MAX_READERS = 64;
