@@ -17,9 +17,10 @@ import org.junit.jupiter.params.provider.EnumSource;
 /**
  * Restores dedup operator snapshots committed under {@code src/test/resources/savepoints}, with
  * heap and RocksDB backends: bloomstream 0.1 (metadata layout 1, no retention, no shape record) and
- * 0.2 (layout 2, event-time retention, shape record). The state layout (state names, serializers
- * and their snapshots) must stay restorable. Rewrite them only when adding a new version's files,
- * with {@code -Dbloomstream.writeSnapshots=true} (which writes the current version's files only).
+ * 0.2 (layout 2, event-time retention, shape record) and 0.4 (layout 3, written through the
+ * write-back cache). The state layout (state names, serializers and their snapshots) must stay
+ * restorable. Rewrite them only when adding a new version's files, with {@code
+ * -Dbloomstream.writeSnapshots=true} (which writes the current version's files only).
  */
 class SavepointCompatibilityTest {
 
@@ -30,6 +31,15 @@ class SavepointCompatibilityTest {
         V0_1("0.1", DedupConfig.builder().expectedItems(100).fpp(0.01).build()),
         V0_2(
                 "0.2",
+                DedupConfig.builder()
+                        .expectedItems(100)
+                        .fpp(0.01)
+                        .retention(Duration.ofSeconds(30), DedupConfig.TimeDomain.EVENT_TIME)
+                        .generations(3)
+                        .build()),
+        /** 0.4: metadata layout 3, written through the write-back cache. */
+        V0_4(
+                "0.4",
                 DedupConfig.builder()
                         .expectedItems(100)
                         .fpp(0.01)
@@ -126,7 +136,7 @@ class SavepointCompatibilityTest {
     @Test
     @EnabledIfSystemProperty(named = "bloomstream.writeSnapshots", matches = "true")
     void writeSnapshots() throws Exception {
-        Version v = Version.V0_2;
+        Version v = Version.V0_4;
         for (Backend backend : Backend.values()) {
             try (var h = DedupHarness.create(v.config, backend, 1, 0)) {
                 h.open();
