@@ -117,6 +117,11 @@ public class BloomDedupFunction<K, T> extends KeyedProcessFunction<K, T, T>
         this.keyContext = keys;
     }
 
+    /** The write-back cache, or null when it is off or the function is not open. */
+    KeyCache cache() {
+        return filter == null ? null : filter.cache();
+    }
+
     /** Writes the cached changes of filter state to Flink's state. */
     void flush() throws Exception {
         if (filter != null) {

@@ -43,6 +43,11 @@ public final class BloomDedupOperator<K, T> extends KeyedProcessOperator<K, T, T
         super.snapshotState(context);
     }
 
+    /** The write-back cache, or null when it is off (for tests). */
+    KeyCache cache() {
+        return function.cache();
+    }
+
     /** Writes the cache's changes to keyed state now (as a snapshot would). */
     void flush() throws Exception {
         function.flush();

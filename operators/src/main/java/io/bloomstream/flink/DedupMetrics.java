@@ -67,9 +67,11 @@ public final class DedupMetrics {
     final Counter overCapacity;
     // The fullest stage since the last read, by load n/m; fill and rate are computed on read,
     // so the per-event cost is a comparison.
-    private double worstLoad = -1;
+    // Volatile so that the per-record check in observe reads them without the lock; written under
+    // the lock only (by observe, and by the gauges' resets).
+    private volatile double worstLoad = -1;
     private int worstHashes;
-    private int maxStages;
+    private volatile int maxStages;
     private volatile long allocatedPages;
 
     DedupMetrics(MetricGroup group) {
@@ -87,7 +89,15 @@ public final class DedupMetrics {
     }
 
     /** Notes a stage of {@code bits} bits and {@code hashes} hashes holding {@code items}. */
-    synchronized void observe(long items, long bits, int hashes, int stages) {
+    void observe(long items, long bits, int hashes, int stages) {
+        // Most records change neither figure: no lock for them (an uncontended lock still costs a
+        // compare-and-swap per record).
+        if ((double) items / bits > worstLoad || stages > maxStages) {
+            update(items, bits, hashes, stages);
+        }
+    }
+
+    private synchronized void update(long items, long bits, int hashes, int stages) {
         double load = (double) items / bits;
         if (load > worstLoad) {
             worstLoad = load;

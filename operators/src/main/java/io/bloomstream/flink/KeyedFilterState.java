@@ -336,6 +336,15 @@ final class KeyedFilterState {
      */
     boolean addIfAbsent(Object key, long h1, long h2, long time, long horizonTime)
             throws Exception {
+        boolean first = judge(key, h1, h2, time, horizonTime);
+        if (cache != null) {
+            cache.trim(key); // past the budget: write back and drop the least recently used keys
+        }
+        return first;
+    }
+
+    private boolean judge(Object key, long h1, long h2, long time, long horizonTime)
+            throws Exception {
         newExpiry = Long.MIN_VALUE;
         entry = null;
         FilterMeta meta = readMeta(key);
