@@ -27,9 +27,9 @@ import org.apache.flink.streaming.api.operators.KeyContext;
  * gives the live state its own copies, so the budget is extra heap on either backend.)
  *
  * <p>The cache holds at most {@code maxBytes} of pages (counted as 16 + 8 x words bytes each, plus
- * the page tables); past it, the least recently used keys are written back and dropped. Writing
- * back a key other than the current one switches the backend's current key through Flink's {@link
- * KeyContext} (the operator) and switches it back.
+ * the page tables); past it, keys not used recently are written back and dropped (the CLOCK
+ * approximation of least recently used). Writing back a key other than the current one switches the
+ * backend's current key through Flink's {@link KeyContext} (the operator) and switches it back.
  */
 @Internal
 final class KeyCache {
@@ -61,6 +61,10 @@ final class KeyCache {
 
         private final List<StagePages> stages = new ArrayList<>(2);
         private boolean dirty;
+
+        /** Used since the eviction scan last passed it (the CLOCK algorithm's reference bit). */
+        private boolean referenced;
+
         private long bytes = ENTRY_BYTES;
 
         Entry(Object key, FilterMeta meta, boolean fresh) {
@@ -93,7 +97,9 @@ final class KeyCache {
     private final KeyContext keys;
     private final ValueState<FilterMeta> metaState;
     private final MapState<Long, long[]> pageState;
-    private final LinkedHashMap<Object, Entry> entries = new LinkedHashMap<>(1024, 0.75f, true);
+    // Insertion order; eviction gives used entries a second chance (CLOCK), so a hit costs a field
+    // write instead of relinking an access-ordered map.
+    private final LinkedHashMap<Object, Entry> entries = new LinkedHashMap<>(1024);
     private final List<Entry> dirty = new ArrayList<>();
     private long bytes;
     private long flushes;
@@ -111,7 +117,11 @@ final class KeyCache {
 
     /** The cached entry of {@code key}, or null. */
     Entry get(Object key) {
-        return entries.get(key);
+        Entry e = entries.get(key);
+        if (e != null) {
+            e.referenced = true;
+        }
+        return e;
     }
 
     /** Caches a key read from state (or found to have none: {@code meta} null). */
@@ -175,7 +185,9 @@ final class KeyCache {
     }
 
     private StagePages stagePages(Entry e, int slot, int stage, int pages) {
-        for (StagePages sp : e.stages) {
+        List<StagePages> stages = e.stages;
+        for (int i = 0, n = stages.size(); i < n; i++) {
+            StagePages sp = stages.get(i);
             if (sp.slot == slot && sp.stage == stage) {
                 return sp;
             }
@@ -221,13 +233,14 @@ final class KeyCache {
         }
     }
 
-    /** Evicts least recently used keys (never {@code keep}) while over the budget. */
+    /** Evicts keys not used recently (never {@code keep}) while over the budget. */
     void trim(Object keep) throws Exception {
         if (bytes <= maxBytes) {
             return;
         }
         Object current = keys.getCurrentKey();
         boolean switched = false;
+        List<Entry> secondChance = new ArrayList<>();
         Iterator<Entry> it = entries.values().iterator();
         while (bytes > maxBytes && it.hasNext()) {
             Entry e = it.next();
@@ -235,6 +248,11 @@ final class KeyCache {
                 continue;
             }
             it.remove();
+            if (e.referenced) {
+                e.referenced = false;
+                secondChance.add(e); // back at the tail, below
+                continue;
+            }
             bytes -= e.bytes;
             if (e.dirty) {
                 keys.setCurrentKey(e.key);
@@ -242,8 +260,14 @@ final class KeyCache {
                 writeBack(e); // stays in the dirty list, clean; flush skips it
             }
         }
+        for (Entry e : secondChance) {
+            entries.put(e.key, e);
+        }
         if (switched) {
             keys.setCurrentKey(current);
+        }
+        if (bytes > maxBytes && !secondChance.isEmpty()) {
+            trim(keep); // the used entries had their second chance: this pass evicts them
         }
         if (dirty.size() > 2 * entries.size() + 1024) {
             dirty.removeIf(e -> !e.dirty);
