@@ -137,7 +137,8 @@ public final class BloomDedup {
                                             id,
                                             config,
                                             config.expectedItems(),
-                                            0)))
+                                            0),
+                                    config))
                     .uid(uidPrefix);
         }
 
@@ -158,7 +159,8 @@ public final class BloomDedup {
                                             id,
                                             config,
                                             perShard,
-                                            config.shards())))
+                                            config.shards()),
+                                    config))
                     .uid(uidPrefix);
         }
 

@@ -66,6 +66,9 @@ public class BloomDedupFunction<K, T> extends KeyedProcessFunction<K, T, T>
     private transient ListState<String> shapeState;
     private transient org.apache.flink.streaming.api.operators.KeyContext keyContext;
 
+    /** The hash of the next event's id when the operator computed it already (bundles). */
+    private transient Hash128 nextHash;
+
     BloomDedupFunction(
             IdSelector<T> idSelector,
             DedupConfig config,
@@ -117,6 +120,24 @@ public class BloomDedupFunction<K, T> extends KeyedProcessFunction<K, T, T>
         this.keyContext = keys;
     }
 
+    /** The hash of an event's id, or null for an event without a usable id. */
+    Hash128 hashOf(T event) {
+        return idSelector.hash(event, hasher);
+    }
+
+    /** Uses {@code hash} (from {@link #hashOf}) for the next event instead of hashing its id. */
+    void useHash(Hash128 hash) {
+        nextHash = hash;
+    }
+
+    /**
+     * Loads the cached page an id would be judged in, so that a bundle's misses overlap; see {@link
+     * KeyedFilterState#touch}.
+     */
+    long touch(Object key, long h1) {
+        return filter.touch(key, h1);
+    }
+
     /** The write-back cache, or null when it is off or the function is not open. */
     KeyCache cache() {
         return filter == null ? null : filter.cache();
@@ -132,7 +153,8 @@ public class BloomDedupFunction<K, T> extends KeyedProcessFunction<K, T, T>
     @Override
     public void processElement(T event, Context ctx, Collector<T> out) throws Exception {
         metrics.recordsIn.inc();
-        Hash128 hash = idSelector.hash(event, hasher);
+        Hash128 hash = nextHash != null ? nextHash : idSelector.hash(event, hasher);
+        nextHash = null;
         if (hash == null) {
             reject(event, ctx, "no id (null or empty)");
             return;

@@ -28,6 +28,12 @@ public final class DedupConfig implements Serializable {
     /** Default false-positive rate. */
     public static final double DEFAULT_FPP = 0.01;
 
+    /** Default {@link #bundleSize()}: 0, no bundles (see {@link Builder#bundle}). */
+    public static final int DEFAULT_BUNDLE_SIZE = 0;
+
+    /** The largest {@link #bundleSize()}. */
+    public static final int MAX_BUNDLE_SIZE = 1 << 16;
+
     /** Default budget of the write-back cache per parallel instance: 64 MiB. */
     public static final long DEFAULT_CACHE_BYTES = 64L << 20;
 
@@ -87,6 +93,8 @@ public final class DedupConfig implements Serializable {
     private final int shards;
     private final boolean emitDuplicates;
     private final long cacheBytes;
+    private final int bundleSize;
+    private final Duration bundleDelay;
 
     private DedupConfig(Builder b) {
         this.expectedItems = b.expectedItems;
@@ -103,6 +111,8 @@ public final class DedupConfig implements Serializable {
         this.shards = b.shards;
         this.emitDuplicates = b.emitDuplicates;
         this.cacheBytes = b.cacheBytes;
+        this.bundleSize = b.bundleSize;
+        this.bundleDelay = b.bundleDelay;
     }
 
     /**
@@ -111,6 +121,16 @@ public final class DedupConfig implements Serializable {
      */
     public long cacheBytes() {
         return cacheBytes;
+    }
+
+    /** Events per bundle, 0 when events are judged one at a time; see {@link Builder#bundle}. */
+    public int bundleSize() {
+        return bundleSize;
+    }
+
+    /** The longest an event waits in a bundle (processing time); see {@link Builder#bundle}. */
+    public Duration bundleDelay() {
+        return bundleDelay;
     }
 
     /** A builder with the defaults. */
@@ -302,6 +322,7 @@ public final class DedupConfig implements Serializable {
                 + emitDuplicates
                 + ", cacheBytes="
                 + cacheBytes
+                + (bundleSize == 0 ? "" : ", bundle=" + bundleSize + "/" + bundleDelay)
                 + "}";
     }
 
@@ -313,6 +334,8 @@ public final class DedupConfig implements Serializable {
         private int pageBits = FilterSpec.AUTO_PAGE_BITS;
         private long seed = Hasher.DEFAULT_SEED;
         private long cacheBytes = DEFAULT_CACHE_BYTES;
+        private int bundleSize = DEFAULT_BUNDLE_SIZE;
+        private Duration bundleDelay = Duration.ZERO;
         private Growth growth = Growth.SCALABLE;
         private int growthFactor = ScalableBloomFilter.DEFAULT_GROWTH;
         private double tightening = ScalableBloomFilter.DEFAULT_TIGHTENING;
@@ -382,6 +405,40 @@ public final class DedupConfig implements Serializable {
                 throw new IllegalArgumentException("cacheBytes must be >= 0, got " + cacheBytes);
             }
             this.cacheBytes = cacheBytes;
+            return this;
+        }
+
+        /**
+         * Judges events in bundles of up to {@code maxEvents}, each waiting at most {@code
+         * maxDelay} of processing time (off by default). A bundle is judged in two passes: the
+         * first hashes every event and touches its page in the write-back cache, so that the memory
+         * misses of the whole bundle overlap; the second judges the events in arrival order,
+         * exactly as one at a time, and emits them in that order. A bundle is also judged before
+         * every watermark is forwarded, before every checkpoint barrier and at the end of input, so
+         * event-time results, checkpoints and exactly-once are unchanged; only latency grows, by at
+         * most {@code maxDelay}. Under processing-time retention an event's time is the clock when
+         * its bundle is judged.
+         *
+         * @param maxEvents 2 to {@value DedupConfig#MAX_BUNDLE_SIZE}
+         * @param maxDelay positive
+         */
+        public Builder bundle(int maxEvents, Duration maxDelay) {
+            if (maxEvents < 2 || maxEvents > MAX_BUNDLE_SIZE) {
+                throw new IllegalArgumentException(
+                        "maxEvents must be in [2, " + MAX_BUNDLE_SIZE + "], got " + maxEvents);
+            }
+            if (maxDelay == null || maxDelay.isNegative() || maxDelay.isZero()) {
+                throw new IllegalArgumentException("maxDelay must be positive, got " + maxDelay);
+            }
+            this.bundleSize = maxEvents;
+            this.bundleDelay = maxDelay;
+            return this;
+        }
+
+        /** Judges each event as it arrives (the default). */
+        public Builder noBundles() {
+            this.bundleSize = 0;
+            this.bundleDelay = Duration.ZERO;
             return this;
         }
 

@@ -216,6 +216,41 @@ final class KeyedFilterState {
         Pages.add(spec, words, h1, h2, scratch);
     }
 
+    /**
+     * Reads the cache lines of the page that the newest stage of each generation of {@code key}
+     * would probe for an id with hash {@code h1}, if the key is cached (the first pass of a bundle:
+     * independent loads, so their misses overlap); returns a value that depends on the loads.
+     */
+    long touch(Object key, long h1) {
+        if (cache == null) {
+            return 0;
+        }
+        KeyCache.Entry e = cache.get(key);
+        if (e == null || e.meta == null) {
+            return 0;
+        }
+        FilterMeta meta = e.meta;
+        long sum = 0;
+        for (int s = 0; s < meta.generations(); s++) {
+            List<FilterMeta.Stage> stages = meta.slots.get(s);
+            if (meta.buckets[s] == FilterMeta.EMPTY || stages.isEmpty()) {
+                continue;
+            }
+            int i = stages.size() - 1;
+            FilterSpec spec = stages.get(i).spec(hasher);
+            if (spec.pages() > KeyCache.MAX_STAGE_PAGES) {
+                continue;
+            }
+            long[] words = cache.page(e, s, i, (int) spec.pages(), (int) spec.page(h1));
+            if (words != null) {
+                for (int w = 0; w < words.length; w += 8) { // one load per 64-byte line
+                    sum += words[w];
+                }
+            }
+        }
+        return sum;
+    }
+
     /** Writes the cache's changes to state (before a checkpoint barrier); a no-op without it. */
     void flush() throws Exception {
         if (cache != null) {

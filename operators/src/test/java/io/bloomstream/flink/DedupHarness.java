@@ -84,7 +84,7 @@ final class DedupHarness {
             throws Exception {
         KeyedOneInputStreamOperatorTestHarness<String, String, String> h =
                 new KeyedOneInputStreamOperatorTestHarness<>(
-                        new BloomDedupOperator<>(function(config, itemsPerKey, shards)),
+                        new BloomDedupOperator<>(function(config, itemsPerKey, shards), config),
                         DedupHarness::key,
                         Types.STRING,
                         MAX_PARALLELISM,
@@ -116,7 +116,7 @@ final class DedupHarness {
             throws Exception {
         KeyedOneInputStreamOperatorTestHarness<String, String, String> h =
                 new KeyedOneInputStreamOperatorTestHarness<>(
-                        new BloomDedupOperator<>(function(config, itemsPerKey, shards)),
+                        new BloomDedupOperator<>(function(config, itemsPerKey, shards), config),
                         DedupHarness::key,
                         Types.STRING,
                         metrics.environment());
