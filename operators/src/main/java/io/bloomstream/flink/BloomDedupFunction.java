@@ -131,11 +131,10 @@ public class BloomDedupFunction<K, T> extends KeyedProcessFunction<K, T, T>
     }
 
     /**
-     * Loads the cached page an id would be judged in, so that a bundle's misses overlap; see {@link
-     * KeyedFilterState#touch}.
+     * The cached page an id would be judged in, or null; see {@link KeyedFilterState#pageToTouch}.
      */
-    long touch(Object key, long h1) {
-        return filter.touch(key, h1);
+    long[] pageToTouch(Object key, long h1) {
+        return filter.pageToTouch(key, h1);
     }
 
     /** The write-back cache, or null when it is off or the function is not open. */

@@ -217,38 +217,38 @@ final class KeyedFilterState {
     }
 
     /**
-     * Reads the cache lines of the page that the newest stage of each generation of {@code key}
-     * would probe for an id with hash {@code h1}, if the key is cached (the first pass of a bundle:
-     * independent loads, so their misses overlap); returns a value that depends on the loads.
+     * The cached page that the newest stage of the key's most recent generation would probe for an
+     * id with hash {@code h1}, or null when the key or page is not cached: the first pass of a
+     * bundle collects these, then reads them in a tight loop so that their misses overlap.
      */
-    long touch(Object key, long h1) {
+    long[] pageToTouch(Object key, long h1) {
         if (cache == null) {
-            return 0;
+            return null;
         }
         KeyCache.Entry e = cache.get(key);
         if (e == null || e.meta == null) {
-            return 0;
+            return null;
         }
         FilterMeta meta = e.meta;
-        long sum = 0;
+        int newest = -1;
         for (int s = 0; s < meta.generations(); s++) {
-            List<FilterMeta.Stage> stages = meta.slots.get(s);
-            if (meta.buckets[s] == FilterMeta.EMPTY || stages.isEmpty()) {
-                continue;
-            }
-            int i = stages.size() - 1;
-            FilterSpec spec = stages.get(i).spec(hasher);
-            if (spec.pages() > KeyCache.MAX_STAGE_PAGES) {
-                continue;
-            }
-            long[] words = cache.page(e, s, i, (int) spec.pages(), (int) spec.page(h1));
-            if (words != null) {
-                for (int w = 0; w < words.length; w += 8) { // one load per 64-byte line
-                    sum += words[w];
-                }
+            if (meta.buckets[s] != FilterMeta.EMPTY
+                    && !meta.slots.get(s).isEmpty()
+                    && (newest < 0 || meta.lastBuckets[s] > meta.lastBuckets[newest])) {
+                newest = s;
             }
         }
-        return sum;
+        if (newest < 0) {
+            return null;
+        }
+        List<FilterMeta.Stage> stages = meta.slots.get(newest);
+        int i = stages.size() - 1;
+        FilterSpec spec = stages.get(i).spec(hasher);
+        if (spec.pages() > KeyCache.MAX_STAGE_PAGES) {
+            return null;
+        }
+        long[] words = cache.page(e, newest, i, (int) spec.pages(), (int) spec.page(h1));
+        return words == null || words == KeyCache.ABSENT ? null : words;
     }
 
     /** Writes the cache's changes to state (before a checkpoint barrier); a no-op without it. */
