@@ -25,7 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * A real standalone session cluster (a JobManager and two TaskManagers as separate JVMs), started
  * once for the class: the slim job jar runs there with {@code flink run}, and with Flink's own SQL
- * client ({@code -j}, {@code CREATE FUNCTION}).
+ * client ({@code -j}, {@code CREATE FUNCTION}), and its {@code sql} command with {@code flink run}.
  */
 class FlinkClusterITCase {
 
@@ -144,8 +144,19 @@ class FlinkClusterITCase {
         Path file = work.resolve("script.sql");
         Files.writeString(file, script);
         Path log = work.resolve("sql-client.log");
-        int status = cluster.sqlClient(log, file, "-j", slimJar().toString());
+        int status =
+                cluster.sqlClient(
+                        log,
+                        file,
+                        "-j",
+                        slimJar().toString(),
+                        "-hist", // else it writes ~/.flink-sql-history
+                        work.resolve("history").toString());
         String output = Files.readString(log);
+        Files.copy(
+                log,
+                Path.of("/tmp/sql14c/sql-client.log"),
+                java.nio.file.StandardCopyOption.REPLACE_EXISTING);
         assertThat(status).as("SQL client exit status; output:\n%s", output).isZero();
         assertThat(output)
                 .as("the SQL client's output")
@@ -165,6 +176,31 @@ class FlinkClusterITCase {
                         .map(l -> l + "," + 2 * Long.parseLong(l.substring(l.indexOf(',') + 1)))
                         .collect(Collectors.toList());
         assertThat(written).containsExactlyInAnyOrderElementsOf(truth);
+    }
+
+    @Test
+    void sqlCommandOfTheSlimJarRunsWithFlinkRun(@TempDir Path work) throws Exception {
+        Path script = work.resolve("users.sql");
+        Files.writeString(
+                script,
+                "CREATE TABLE clicks (ts BIGINT, `user` STRING, page STRING) WITH ("
+                        + " 'connector' = 'filesystem', 'format' = 'json', 'path' = '"
+                        + Cli.testdata().resolve("count/clicks.jsonl").toAbsolutePath()
+                        + "');\n"
+                        + "SELECT page, COUNT(DISTINCT `user`) FROM clicks GROUP BY page;\n");
+        Path log = work.resolve("flink-run-sql.log");
+        int status = cluster.flinkRun(log, slimJar().toString(), "sql", "-f", script.toString());
+        String output = Files.readString(log);
+        assertThat(status).as("flink run exit status; log:\n%s", output).isZero();
+        // the result, printed by the client (the log around it is the client's own)
+        List<String> truth =
+                Files.readAllLines(Cli.testdata().resolve("count/clicks.truth.csv")).stream()
+                        .skip(1)
+                        .map(l -> l.replace(',', '\t'))
+                        .collect(Collectors.toList());
+        List<String> printed =
+                output.lines().filter(l -> l.startsWith("/p/")).collect(Collectors.toList());
+        assertThat(printed).containsExactlyElementsOf(truth);
     }
 
     /** A jar holding {@code type}'s class file (a top-level class). */
