@@ -17,6 +17,7 @@ import picocli.CommandLine.Command;
             FrontierCommand.class,
             CountCommand.class,
             QueryCommand.class,
+            SqlCommand.class,
             InspectCommand.class,
             io.bloomstream.jobs.testdata.GenerateTestDataCommand.class
         })

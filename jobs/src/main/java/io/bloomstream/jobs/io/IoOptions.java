@@ -5,10 +5,6 @@ import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.serialization.SimpleStringEncoder;
 import org.apache.flink.api.common.serialization.SimpleStringSchema;
 import org.apache.flink.api.connector.sink2.Sink;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.PipelineOptions;
-import org.apache.flink.configuration.RestOptions;
-import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.connector.base.DeliveryGuarantee;
 import org.apache.flink.connector.file.sink.FileSink;
 import org.apache.flink.connector.file.src.FileSource;
@@ -18,7 +14,6 @@ import org.apache.flink.connector.kafka.source.KafkaSource;
 import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
 import org.apache.flink.core.fs.Path;
 import org.apache.flink.streaming.api.datastream.DataStream;
-import org.apache.flink.streaming.api.environment.LocalStreamEnvironment;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.filesystem.OutputFileConfig;
 import org.apache.flink.streaming.api.functions.sink.filesystem.bucketassigners.BasePathBucketAssigner;
@@ -76,21 +71,8 @@ public final class IoOptions {
             description = "Kafka: stop at the offsets that are latest when the job starts.")
     public boolean bounded;
 
-    @Option(
-            names = "--parallelism",
-            paramLabel = "P",
-            description = "Job parallelism (default: the cluster's, or 2 locally).")
-    public Integer parallelism;
-
-    @Option(
-            names = "--checkpoint-interval",
-            paramLabel = "DURATION",
-            description = "Checkpoint interval, e.g. 1s, 30s (default 1s).",
-            converter = DurationConverter.class)
-    public Duration checkpointInterval = Duration.ofSeconds(1);
-
-    @Option(names = "--web-ui", description = "Locally: serve Flink's web UI (port 8081 or next).")
-    public boolean webUi;
+    /** --parallelism, --checkpoint-interval, --web-ui: how the job runs. */
+    @CommandLine.Mixin public ExecutionOptions execution = new ExecutionOptions();
 
     /** Checks that exactly one of files and Kafka is configured, with what it needs. */
     public void validate(String command) {
@@ -106,10 +88,7 @@ public final class IoOptions {
         if (groupId == null) {
             groupId = "bloomstream-" + command;
         }
-        require(parallelism == null || parallelism >= 1, "--parallelism must be >= 1");
-        require(
-                !checkpointInterval.isNegative() && !checkpointInterval.isZero(),
-                "--checkpoint-interval must be positive");
+        execution.validate(spec.commandLine());
     }
 
     private void require(boolean ok, String message) {
@@ -123,39 +102,9 @@ public final class IoOptions {
         return bootstrapServers != null;
     }
 
-    /**
-     * The execution environment: the cluster's under {@code flink run}, else an embedded
-     * mini-cluster (with the web UI if asked). Kryo is off, checkpointing on.
-     */
+    /** The execution environment: see {@link ExecutionOptions#environment()}. */
     public StreamExecutionEnvironment environment() {
-        Configuration conf = new Configuration();
-        conf.set(PipelineOptions.GENERIC_TYPES, false);
-        StreamExecutionEnvironment env;
-        if (webUi) {
-            conf.set(RestOptions.BIND_PORT, "8081-8181");
-            env = StreamExecutionEnvironment.createLocalEnvironmentWithWebUI(conf);
-        } else {
-            env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
-        }
-        boolean local = env instanceof LocalStreamEnvironment;
-        if (parallelism != null) {
-            env.setParallelism(parallelism);
-        } else if (local) {
-            env.setParallelism(2);
-        }
-        if (local) {
-            // Fail fast on a laptop instead of Flink's endless restarts under checkpointing; on a
-            // cluster the cluster's restart strategy applies.
-            Configuration restart = new Configuration();
-            restart.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
-            restart.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 2);
-            restart.set(
-                    RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY,
-                    Duration.ofSeconds(1));
-            env.configure(restart);
-        }
-        env.enableCheckpointing(checkpointInterval.toMillis());
-        return env;
+        return execution.environment();
     }
 
     /** The input lines. */

@@ -188,6 +188,32 @@ final class StandaloneCluster implements AutoCloseable {
         return p.exitValue();
     }
 
+    /**
+     * Runs Flink's SQL client ({@code sql-client.sh -f SCRIPT}, embedded mode) against this cluster
+     * with {@code args} (such as {@code -j JAR}); returns its exit status. Its jars join the class
+     * path of this process only, as they come from a distribution's {@code opt/}.
+     */
+    int sqlClient(Path log, Path script, String... args) throws Exception {
+        List<String> cmd = java();
+        int cp = cmd.indexOf("-cp") + 1;
+        cmd.set(cp, cmd.get(cp) + File.pathSeparator + sqlClientClassPath());
+        cmd.add("org.apache.flink.table.client.SqlClient");
+        cmd.add("-f");
+        cmd.add(script.toString());
+        cmd.addAll(Arrays.asList(args));
+        ProcessBuilder pb =
+                new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
+        pb.environment().put("FLINK_CONF_DIR", conf.toString());
+        Process p = pb.start();
+        p.getOutputStream().close(); // no input but the script
+        if (!p.waitFor(5, TimeUnit.MINUTES)) {
+            p.destroyForcibly();
+            throw new IllegalStateException(
+                    "the SQL client did not finish in 5 minutes; see " + log);
+        }
+        return p.exitValue();
+    }
+
     private List<String> java() {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
@@ -315,7 +341,25 @@ final class StandaloneCluster implements AutoCloseable {
                                         && !e.contains("junit")
                                         && !e.contains("assertj")
                                         && !e.contains("opentest4j")
-                                        && !e.contains("apiguardian"))
+                                        && !e.contains("apiguardian")
+                                        && !isSqlClient(e))
                 .collect(Collectors.joining(File.pathSeparator));
+    }
+
+    /**
+     * Flink's SQL client, the SQL gateway it embeds and flink-python (whose option parser the
+     * client calls): the {@code opt/} jars a distribution's {@code sql-client.sh} adds.
+     */
+    static String sqlClientClassPath() {
+        return Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
+                .filter(StandaloneCluster::isSqlClient)
+                .collect(Collectors.joining(File.pathSeparator));
+    }
+
+    private static boolean isSqlClient(String entry) {
+        String name = Path.of(entry).getFileName().toString();
+        return name.startsWith("flink-sql-client-")
+                || name.startsWith("flink-sql-gateway-")
+                || name.startsWith("flink-python-");
     }
 }

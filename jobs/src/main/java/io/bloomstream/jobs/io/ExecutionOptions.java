@@ -1,0 +1,82 @@
+package io.bloomstream.jobs.io;
+
+import java.time.Duration;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.PipelineOptions;
+import org.apache.flink.configuration.RestOptions;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.streaming.api.environment.LocalStreamEnvironment;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import picocli.CommandLine;
+import picocli.CommandLine.Option;
+
+/**
+ * How a command's jobs run: parallelism, checkpoint interval, and locally the web UI. Shared by the
+ * stream commands (through {@link IoOptions}) and {@code sql}.
+ */
+public final class ExecutionOptions {
+
+    @Option(
+            names = "--parallelism",
+            paramLabel = "P",
+            description = "Job parallelism (default: the cluster's, or 2 locally).")
+    public Integer parallelism;
+
+    @Option(
+            names = "--checkpoint-interval",
+            paramLabel = "DURATION",
+            description = "Checkpoint interval, e.g. 1s, 30s (default 1s).",
+            converter = IoOptions.DurationConverter.class)
+    public Duration checkpointInterval = Duration.ofSeconds(1);
+
+    @Option(names = "--web-ui", description = "Locally: serve Flink's web UI (port 8081 or next).")
+    public boolean webUi;
+
+    /** Checks the values, reporting a bad one as a usage error of {@code commandLine}. */
+    public void validate(CommandLine commandLine) {
+        if (parallelism != null && parallelism < 1) {
+            throw new CommandLine.ParameterException(
+                    commandLine, "--parallelism must be >= 1, was " + parallelism);
+        }
+        if (checkpointInterval.isNegative() || checkpointInterval.isZero()) {
+            throw new CommandLine.ParameterException(
+                    commandLine,
+                    "--checkpoint-interval must be positive, was " + checkpointInterval);
+        }
+    }
+
+    /**
+     * The execution environment: the cluster's under {@code flink run}, else an embedded
+     * mini-cluster (with the web UI if asked). Kryo is off, checkpointing on.
+     */
+    public StreamExecutionEnvironment environment() {
+        Configuration conf = new Configuration();
+        conf.set(PipelineOptions.GENERIC_TYPES, false);
+        StreamExecutionEnvironment env;
+        if (webUi) {
+            conf.set(RestOptions.BIND_PORT, "8081-8181");
+            env = StreamExecutionEnvironment.createLocalEnvironmentWithWebUI(conf);
+        } else {
+            env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+        }
+        boolean local = env instanceof LocalStreamEnvironment;
+        if (parallelism != null) {
+            env.setParallelism(parallelism);
+        } else if (local) {
+            env.setParallelism(2);
+        }
+        if (local) {
+            // Fail fast on a laptop instead of Flink's endless restarts under checkpointing; on a
+            // cluster the cluster's restart strategy applies.
+            Configuration restart = new Configuration();
+            restart.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+            restart.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 2);
+            restart.set(
+                    RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY,
+                    Duration.ofSeconds(1));
+            env.configure(restart);
+        }
+        env.enableCheckpointing(checkpointInterval.toMillis());
+        return env;
+    }
+}
