@@ -123,21 +123,36 @@ public final class IoOptions {
         return bootstrapServers != null;
     }
 
+    /** A new id per command line: keys the progress counters and metrics of a local run. */
+    public final String runId = java.util.UUID.randomUUID().toString();
+
+    /** Whether {@link #environment} made an embedded mini-cluster (not {@code flink run}). */
+    public boolean local;
+
+    /** {@link #environment(Configuration)} with nothing added for local runs. */
+    public StreamExecutionEnvironment environment() {
+        return environment(new Configuration());
+    }
+
     /**
      * The execution environment: the cluster's under {@code flink run}, else an embedded
-     * mini-cluster (with the web UI if asked). Kryo is off, checkpointing on.
+     * mini-cluster (with the web UI if asked) configured with {@code localOnly} too (a metric
+     * reporter, say). Kryo is off, checkpointing on.
      */
-    public StreamExecutionEnvironment environment() {
+    public StreamExecutionEnvironment environment(Configuration localOnly) {
         Configuration conf = new Configuration();
         conf.set(PipelineOptions.GENERIC_TYPES, false);
-        StreamExecutionEnvironment env;
-        if (webUi) {
-            conf.set(RestOptions.BIND_PORT, "8081-8181");
-            env = StreamExecutionEnvironment.createLocalEnvironmentWithWebUI(conf);
-        } else {
-            env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+        local = env instanceof LocalStreamEnvironment;
+        if (local) {
+            conf.addAll(localOnly);
+            if (webUi) {
+                conf.set(RestOptions.BIND_PORT, "8081-8181");
+                env = StreamExecutionEnvironment.createLocalEnvironmentWithWebUI(conf);
+            } else {
+                env = StreamExecutionEnvironment.createLocalEnvironment(conf);
+            }
         }
-        boolean local = env instanceof LocalStreamEnvironment;
         if (parallelism != null) {
             env.setParallelism(parallelism);
         } else if (local) {
@@ -181,7 +196,7 @@ public final class IoOptions {
                                     OffsetsInitializer.committedOffsets(
                                             org.apache.kafka.clients.consumer.OffsetResetStrategy
                                                     .EARLIEST))
-                            .setValueOnlyDeserializer(new Utf8Lines())
+                            .setValueOnlyDeserializer(new Utf8Lines(local ? runId : null))
                             .setProperty("isolation.level", "read_committed");
             if (bounded) {
                 builder.setBounded(OffsetsInitializer.latest());
@@ -189,7 +204,9 @@ public final class IoOptions {
             return env.fromSource(builder.build(), watermarks, name).uid(name);
         }
         FileSource<String> files =
-                FileSource.forRecordStreamFormat(new Utf8LineFormat(), new Path(input)).build();
+                FileSource.forRecordStreamFormat(
+                                new Utf8LineFormat(local ? runId : null), new Path(input))
+                        .build();
         return env.fromSource(files, watermarks, name).uid(name);
     }
 
