@@ -93,6 +93,12 @@ public final class RunOptions {
         Progress progress = null;
         try {
             JobClient client = env.executeAsync(name);
+            if (io.webUiPort > 0) {
+                spec.commandLine()
+                        .getErr()
+                        .printf("Flink's web UI: http://localhost:%d%n", io.webUiPort);
+                spec.commandLine().getErr().flush();
+            }
             if (!quiet) {
                 progress =
                         Progress.start(

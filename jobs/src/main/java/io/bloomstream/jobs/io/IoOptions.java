@@ -6,6 +6,7 @@ import org.apache.flink.api.common.serialization.SimpleStringEncoder;
 import org.apache.flink.api.common.serialization.SimpleStringSchema;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.MetricOptions;
 import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.configuration.RestartStrategyOptions;
@@ -89,7 +90,11 @@ public final class IoOptions {
             converter = DurationConverter.class)
     public Duration checkpointInterval = Duration.ofSeconds(1);
 
-    @Option(names = "--web-ui", description = "Locally: serve Flink's web UI (port 8081 or next).")
+    @Option(
+            names = "--web-ui",
+            description =
+                    "Locally: serve Flink's web UI on the first free port from 8081 (printed at"
+                            + " the start).")
     public boolean webUi;
 
     /** Checks that exactly one of files and Kafka is configured, with what it needs. */
@@ -129,6 +134,22 @@ public final class IoOptions {
     /** Whether {@link #environment} made an embedded mini-cluster (not {@code flink run}). */
     public boolean local;
 
+    /** The port of the local web UI ({@code --web-ui}), else -1. */
+    public int webUiPort = -1;
+
+    /** The first port in [from, to] that nothing listens on. */
+    private int freePort(int from, int to) {
+        for (int port = from; port <= to; port++) {
+            try (java.net.ServerSocket s = new java.net.ServerSocket(port)) {
+                return port;
+            } catch (java.io.IOException taken) {
+                // next
+            }
+        }
+        throw new CommandLine.ParameterException(
+                spec.commandLine(), "--web-ui: no free port in " + from + ".." + to);
+    }
+
     /** {@link #environment(Configuration)} with nothing added for local runs. */
     public StreamExecutionEnvironment environment() {
         return environment(new Configuration());
@@ -147,7 +168,10 @@ public final class IoOptions {
         if (local) {
             conf.addAll(localOnly);
             if (webUi) {
-                conf.set(RestOptions.BIND_PORT, "8081-8181");
+                webUiPort = freePort(8081, 8181);
+                conf.set(RestOptions.BIND_PORT, String.valueOf(webUiPort));
+                // the dashboard's metrics every second instead of every ten
+                conf.set(MetricOptions.METRIC_FETCHER_UPDATE_INTERVAL, Duration.ofSeconds(1));
                 env = StreamExecutionEnvironment.createLocalEnvironmentWithWebUI(conf);
             } else {
                 env = StreamExecutionEnvironment.createLocalEnvironment(conf);
