@@ -30,7 +30,10 @@ public final class FilterHealth {
     /** The filter bytes held (state, or the file's bits); -1 if unknown. */
     public final long stateBytes;
 
-    /** How {@link #stateBytes} was obtained, for people. */
+    /**
+     * How {@link #stateBytes} was obtained, for people; starting with {@code "at most: "} when it
+     * is an upper bound (stages of different page sizes).
+     */
     public final String stateNote;
 
     /** The {@code --expected-items} to use, or -1 when the filter stayed within its capacity. */
@@ -88,7 +91,7 @@ public final class FilterHealth {
                         ? String.format(Locale.ROOT, "%,d pages of %,d bytes", f.pages, low)
                         : String.format(
                                 Locale.ROOT,
-                                "%,d pages of %,d to %,d bytes: at most",
+                                "at most: %,d pages of %,d to %,d bytes",
                                 f.pages,
                                 low,
                                 high);
@@ -265,6 +268,16 @@ public final class FilterHealth {
 
     /** One line for the text summary. */
     public String line() {
+        if (stateNote.equals("file")) {
+            return String.format(
+                    Locale.ROOT,
+                    "%s: %.1f%% full, its fpp %.2e%s; %s",
+                    operator,
+                    100 * fullestFill,
+                    fullestFpp,
+                    stages > 1 ? String.format(Locale.ROOT, "; %d cascade stages", stages) : "",
+                    Bytes.human(stateBytes));
+        }
         StringBuilder s = new StringBuilder();
         s.append(
                 String.format(
@@ -282,16 +295,12 @@ public final class FilterHealth {
             s.append(
                     String.format(
                             Locale.ROOT,
-                            "; %s %s (%s)",
-                            stateLabel(),
+                            "; state %s%s (%s)",
+                            stateNote.startsWith("at most: ") ? "at most " : "",
                             Bytes.human(stateBytes),
-                            stateNote));
+                            stateNote.replaceFirst("^at most: ", "")));
         }
         return s.toString();
-    }
-
-    private String stateLabel() {
-        return stateNote.startsWith("file") ? "filter" : "state";
     }
 
     /** Writes the figures as a JSON object. */

@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
 import org.apache.logging.log4j.Level;
+import org.apache.logging.log4j.core.Filter;
 import org.apache.logging.log4j.core.appender.ConsoleAppender;
 import org.apache.logging.log4j.core.config.Configurator;
 import org.apache.logging.log4j.core.config.builder.api.ConfigurationBuilder;
@@ -20,16 +21,26 @@ import org.apache.logging.log4j.core.config.builder.impl.BuiltConfiguration;
  */
 public final class Logs {
 
-    /** The directory of log files when no {@code --log-file} is given. */
-    static final Path DEFAULT_DIR =
-            Path.of(System.getProperty("java.io.tmpdir"), "bloomstream-logs");
+    /** The environment variable that names the directory of log files. */
+    public static final String DIR_VARIABLE = "BLOOMSTREAM_LOG_DIR";
+
+    /**
+     * The directory of log files when no {@code --log-file} is given: {@code $BLOOMSTREAM_LOG_DIR},
+     * else {@code bloomstream-logs} in the temporary directory.
+     */
+    static Path defaultDir() {
+        String dir = System.getenv(DIR_VARIABLE);
+        return dir != null && !dir.isEmpty()
+                ? Path.of(dir)
+                : Path.of(System.getProperty("java.io.tmpdir"), "bloomstream-logs");
+    }
 
     private Logs() {}
 
     /**
      * Reconfigures log4j for a local run of {@code command}.
      *
-     * @param logFile the log file, or null for a new one under {@link #DEFAULT_DIR}
+     * @param logFile the log file, or null for a new one under {@link #defaultDir}
      * @return the log file, or null when verbose (everything on the console)
      */
     public static Path configure(String command, boolean verbose, Path logFile) throws IOException {
@@ -53,9 +64,17 @@ public final class Logs {
             if (parent != null) {
                 Files.createDirectories(parent);
             }
+            // Rejected records are in OUTPUT/_rejected with their reason and counted in the
+            // summary: the operators' per-record log lines stay in the file.
             b.add(
                     b.newAppender("console", "Console")
                             .addAttribute("target", ConsoleAppender.Target.SYSTEM_ERR)
+                            .add(
+                                    b.newFilter(
+                                                    "RegexFilter",
+                                                    Filter.Result.DENY,
+                                                    Filter.Result.NEUTRAL)
+                                            .addAttribute("regex", "(?s)Rejected event \\(.*"))
                             .add(
                                     b.newLayout("PatternLayout")
                                             .addAttribute(
@@ -84,7 +103,7 @@ public final class Logs {
     private static Path newFile(String command) {
         String stamp =
                 LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd-HHmmss-SSS"));
-        return DEFAULT_DIR.resolve(
-                command + "-" + stamp + "-" + ProcessHandle.current().pid() + ".log");
+        return defaultDir()
+                .resolve(command + "-" + stamp + "-" + ProcessHandle.current().pid() + ".log");
     }
 }

@@ -36,7 +36,8 @@ public final class RunOptions {
             paramLabel = "FILE",
             description =
                     "Locally: where Flink's log goes (default: a new file under"
-                            + " TMPDIR/bloomstream-logs, named in the summary).")
+                            + " $BLOOMSTREAM_LOG_DIR, else TMPDIR/bloomstream-logs, named in the"
+                            + " summary).")
     public Path logFile;
 
     @Option(
