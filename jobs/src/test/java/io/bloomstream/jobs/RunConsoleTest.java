@@ -151,4 +151,21 @@ class RunConsoleTest {
         assertThat(json.get("filters")).asList().hasSize(1);
         assertThat(json.get("warnings")).asList().isEmpty();
     }
+
+    @Test
+    void verboseNamesNoLogFile() {
+        int status =
+                cli.run(
+                        "dedup",
+                        "--input",
+                        ids(),
+                        "--output",
+                        tmp.resolve("out").toString(),
+                        "--verbose",
+                        "--quiet");
+        assertThat(status).as(cli.err.toString()).isZero();
+        List<String> err = lines(cli.err);
+        assertThat(err).hasSize(2); // the log went to the console (System.err), not to a file
+        assertThat(cli.err.toString()).doesNotContain("Flink's log:");
+    }
 }
