@@ -67,7 +67,7 @@ public final class FilterHealth {
      * The health of a dedup operator from its metrics.
      *
      * @param global one filter over the whole stream, sharded ({@code config.shards()} keys)
-     * @param flag the command's flag that sets the expected items
+     * @param what what the filter holds, for the warning ("ids", "URLs")
      */
     public static FilterHealth dedup(
             LocalMetrics.DedupFigures f, DedupConfig config, boolean global, String what) {
