@@ -101,7 +101,10 @@ final class BuildFilterCommand implements Callable<Integer> {
     @Option(
             names = "--page-bits",
             paramLabel = "B",
-            description = "Page size: a power of two 64..65536, 0 classic, -1 automatic (default).")
+            description =
+                    "Page size: a power of two 64..65536, 0 classic, -1 automatic (default: with"
+                            + " --fpp, at most 5%% more bits than classic; with --bits/--hashes, the"
+                            + " rate within 5%% of classic at the list's length).")
     int pageBits = FilterSpec.AUTO_PAGE_BITS;
 
     @Option(names = "--seed", paramLabel = "S", description = "XXH3 seed (default the library's).")
@@ -117,13 +120,25 @@ final class BuildFilterCommand implements Callable<Integer> {
         long[] counts = {0, 0}; // usable, skipped
         FilterSpec filterSpec;
         if (shape.explicit != null) {
+            int page = pageBits;
+            if (page == FilterSpec.AUTO_PAGE_BITS) {
+                // the page that keeps the rate near the classic one at the list's length
+                scan(normalization, null, counts);
+                long n = Math.max(1, counts[0]);
+                page =
+                        parse(
+                                () ->
+                                        Sizing.autoPageBits(
+                                                shape.explicit.bits, shape.explicit.hashes, n));
+            }
+            int chosen = page;
             filterSpec =
                     parse(
                             () ->
                                     FilterSpec.builder()
                                             .bits(shape.explicit.bits)
                                             .hashes(shape.explicit.hashes)
-                                            .pageBits(pageBits)
+                                            .pageBits(chosen)
                                             .hasher(Hasher.xxh3(seed))
                                             .build());
         } else {
@@ -179,9 +194,11 @@ final class BuildFilterCommand implements Callable<Integer> {
                 Sizing.bitsPerItem(filterSpec.bits(), Math.max(1, counts[0])));
         out.printf(
                 Locale.ROOT,
-                "expected fpp      %.4e at %d entries%n",
+                "expected fpp      %.4e at %d entries (classic layout, same m and k: %.4e)%n",
                 filter.expectedFpp(),
-                filter.itemsAdded());
+                filter.itemsAdded(),
+                Sizing.falsePositiveRate(
+                        filterSpec.bits(), filterSpec.hashes(), filter.itemsAdded()));
         out.flush();
         return 0;
     }

@@ -1,38 +1,116 @@
 package io.bloomstream.jobs;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import io.bloomstream.jobs.console.FilterHealth;
+import io.bloomstream.jobs.console.RunOptions;
+import io.bloomstream.jobs.io.Tally;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.util.List;
+import java.util.Locale;
 import java.util.function.Supplier;
 import picocli.CommandLine;
 
-/** Checks shared by the stream commands, reported as usage errors (exit status 2). */
+/**
+ * Checks shared by the stream commands, reported as usage errors (exit status 2), and summaries.
+ */
 final class Commands {
 
     private Commands() {}
 
-    /** Prints what a finished file job read, wrote and rejected, on stderr. */
+    /**
+     * Prints what a finished file job read, wrote and rejected, and the health of its filters: as
+     * text on stderr, or as one JSON object on stdout with {@code --json}. Warnings (a filter past
+     * its capacity) go to stderr either way.
+     *
+     * @param more pairs of an accumulator's name and the text after its count
+     */
     static void summary(
             CommandLine.Model.CommandSpec spec,
-            org.apache.flink.api.common.JobExecutionResult result,
+            RunOptions options,
+            RunOptions.Run run,
             String output,
             String where,
+            List<FilterHealth> health,
             String... more) {
-        java.io.PrintWriter err = spec.commandLine().getErr();
+        var result = run.result;
+        PrintWriter err = spec.commandLine().getErr();
+        for (FilterHealth h : health) {
+            if (h.warning != null) {
+                err.println("warning: " + h.warning);
+            }
+        }
+        if (options.json) {
+            json(spec, run, where, health, more);
+            err.flush();
+            return;
+        }
         err.printf(
-                java.util.Locale.ROOT,
+                Locale.ROOT,
                 "read %d records; wrote %d %s to %s; rejected %d",
-                io.bloomstream.jobs.io.Tally.total(result, io.bloomstream.jobs.io.Tally.IN),
-                io.bloomstream.jobs.io.Tally.total(result, io.bloomstream.jobs.io.Tally.OUT),
+                Tally.total(result, Tally.IN),
+                Tally.total(result, Tally.OUT),
                 output,
                 where,
-                io.bloomstream.jobs.io.Tally.total(result, io.bloomstream.jobs.io.Tally.REJECTED));
+                Tally.total(result, Tally.REJECTED));
         for (int i = 0; i + 1 < more.length; i += 2) {
-            err.printf(
-                    java.util.Locale.ROOT,
-                    "; %d %s",
-                    io.bloomstream.jobs.io.Tally.total(result, more[i]),
-                    more[i + 1]);
+            err.printf(Locale.ROOT, "; %d %s", Tally.total(result, more[i]), more[i + 1]);
         }
         err.printf(" (%d ms)%n", result.getNetRuntime());
+        for (FilterHealth h : health) {
+            err.println(h.line());
+        }
+        if (run.logFile != null) {
+            err.println("Flink's log: " + run.logFile);
+        }
         err.flush();
+    }
+
+    private static void json(
+            CommandLine.Model.CommandSpec spec,
+            RunOptions.Run run,
+            String where,
+            List<FilterHealth> health,
+            String... more) {
+        PrintWriter out = spec.commandLine().getOut();
+        try (JsonGenerator g =
+                new JsonFactory()
+                        .disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET)
+                        .createGenerator(out)) {
+            g.writeStartObject();
+            g.writeStringField("command", spec.name());
+            g.writeStringField("output", where);
+            g.writeNumberField("records_in", Tally.total(run.result, Tally.IN));
+            g.writeNumberField("records_out", Tally.total(run.result, Tally.OUT));
+            g.writeNumberField("records_rejected", Tally.total(run.result, Tally.REJECTED));
+            for (int i = 0; i + 1 < more.length; i += 2) {
+                g.writeNumberField(more[i].replace('-', '_'), Tally.total(run.result, more[i]));
+            }
+            g.writeNumberField("runtime_ms", run.result.getNetRuntime());
+            g.writeArrayFieldStart("filters");
+            for (FilterHealth h : health) {
+                h.json(g);
+            }
+            g.writeEndArray();
+            g.writeArrayFieldStart("warnings");
+            for (FilterHealth h : health) {
+                if (h.warning != null) {
+                    g.writeString(h.warning);
+                }
+            }
+            g.writeEndArray();
+            if (run.logFile != null) {
+                g.writeStringField("log_file", run.logFile.toString());
+            } else {
+                g.writeNullField("log_file");
+            }
+            g.writeEndObject();
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        out.println();
+        out.flush();
     }
 
     /** Builds a config, turning a bad argument into a usage error. */

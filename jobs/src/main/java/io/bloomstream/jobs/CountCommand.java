@@ -7,6 +7,8 @@ import io.bloomstream.flink.CountConfig;
 import io.bloomstream.flink.CountEstimate;
 import io.bloomstream.flink.DedupConfig;
 import io.bloomstream.flink.IdSelector;
+import io.bloomstream.jobs.console.FilterHealth;
+import io.bloomstream.jobs.console.RunOptions;
 import io.bloomstream.jobs.io.IoOptions;
 import io.bloomstream.jobs.io.LineParser;
 import io.bloomstream.jobs.io.Parsed;
@@ -15,7 +17,14 @@ import java.io.IOException;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.Callable;
+import org.apache.flink.api.common.JobExecutionResult;
+import org.apache.flink.api.common.accumulators.DoubleMaximum;
+import org.apache.flink.api.common.accumulators.IntMaximum;
+import org.apache.flink.api.common.accumulators.LongCounter;
+import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.functions.RichMapFunction;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
@@ -41,6 +50,8 @@ final class CountCommand implements Callable<Integer> {
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
     @Mixin IoOptions io;
+
+    @Mixin RunOptions console;
 
     @Mixin RecordFormat records;
 
@@ -103,13 +114,92 @@ final class CountCommand implements Callable<Integer> {
                         ? BloomCount.perKey(parsed.keyBy(p -> p.key, Types.STRING), item, config)
                         : BloomCount.global(parsed, item, config);
         io.writeOutput(
-                estimates.map(CountCommand::json).returns(Types.STRING).name("json").uid("json"));
+                estimates
+                        .map(new HealthTally())
+                        .name("health")
+                        .uid("health")
+                        .map(CountCommand::json)
+                        .returns(Types.STRING)
+                        .name("json")
+                        .uid("json"));
         io.writeRejected(parsed.getSideOutput(Rejects.TAG));
-        var result = env.execute("bloomstream count");
+        RunOptions.Run run = console.execute(spec, io, env, "bloomstream count");
         if (!io.kafka()) {
-            Commands.summary(spec, result, "estimates", io.output);
+            Commands.summary(
+                    spec, console, run, "estimates", io.output, List.of(health(run, config)));
         }
         return 0;
+    }
+
+    /** The health of the count from the accumulators of {@link HealthTally}. */
+    static FilterHealth health(RunOptions.Run run, CountConfig config) {
+        JobExecutionResult r = run.result;
+        return FilterHealth.count(
+                BloomCount.DEFAULT_UID,
+                number(r, HealthTally.FILL),
+                number(r, HealthTally.FPP),
+                (int) number(r, HealthTally.STAGES),
+                (long) number(r, HealthTally.FINAL_BITS),
+                number(r, HealthTally.ESTIMATE),
+                number(r, HealthTally.UPPER),
+                config.filter().expectedItems(),
+                config.filter().fpp());
+    }
+
+    private static double number(JobExecutionResult r, String name) {
+        Object v = r.getAccumulatorResult(name);
+        return v instanceof Number ? ((Number) v).doubleValue() : 0;
+    }
+
+    /**
+     * Passes estimates through and keeps, in accumulators, the fullest filter's fill ratio and its
+     * rate fill^k, the most stages, and of the final records the bits and the largest estimate and
+     * upper bound.
+     */
+    static final class HealthTally extends RichMapFunction<CountEstimate, CountEstimate> {
+        private static final long serialVersionUID = 1L;
+        static final String FILL = "health-fill";
+        static final String FPP = "health-fpp";
+        static final String STAGES = "health-stages";
+        static final String FINAL_BITS = "health-final-bits";
+        static final String ESTIMATE = "health-estimate";
+        static final String UPPER = "health-upper";
+        private transient DoubleMaximum fill;
+        private transient DoubleMaximum fpp;
+        private transient IntMaximum stages;
+        private transient LongCounter finalBits;
+        private transient DoubleMaximum estimate;
+        private transient DoubleMaximum upper;
+
+        @Override
+        public void open(OpenContext ctx) {
+            fill = new DoubleMaximum(0);
+            fpp = new DoubleMaximum(0);
+            stages = new IntMaximum(0);
+            finalBits = new LongCounter();
+            estimate = new DoubleMaximum(0);
+            upper = new DoubleMaximum(0);
+            getRuntimeContext().addAccumulator(FILL, fill);
+            getRuntimeContext().addAccumulator(FPP, fpp);
+            getRuntimeContext().addAccumulator(STAGES, stages);
+            getRuntimeContext().addAccumulator(FINAL_BITS, finalBits);
+            getRuntimeContext().addAccumulator(ESTIMATE, estimate);
+            getRuntimeContext().addAccumulator(UPPER, upper);
+        }
+
+        @Override
+        public CountEstimate map(CountEstimate e) {
+            fill.add(e.fillRatio);
+            fpp.add(Math.pow(e.fillRatio, e.hashes));
+            stages.add(e.stages);
+            if (e.isFinal) {
+                finalBits.add(e.bits);
+                // a saturated filter has no estimate: count it as past any capacity
+                estimate.add(e.saturated ? Double.MAX_VALUE : e.estimate);
+                upper.add(e.saturated ? 2.0 * e.bits : e.upper);
+            }
+            return e;
+        }
     }
 
     /** One estimate as a JSON line; NaN (saturated) is written as null. */

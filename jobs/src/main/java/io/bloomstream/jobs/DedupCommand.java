@@ -3,6 +3,9 @@ package io.bloomstream.jobs;
 import io.bloomstream.flink.BloomDedup;
 import io.bloomstream.flink.DedupConfig;
 import io.bloomstream.flink.IdSelector;
+import io.bloomstream.jobs.console.FilterHealth;
+import io.bloomstream.jobs.console.LocalMetrics;
+import io.bloomstream.jobs.console.RunOptions;
 import io.bloomstream.jobs.io.IoOptions;
 import io.bloomstream.jobs.io.LineParser;
 import io.bloomstream.jobs.io.Parsed;
@@ -34,6 +37,8 @@ final class DedupCommand implements Callable<Integer> {
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
     @Mixin IoOptions io;
+
+    @Mixin RunOptions console;
 
     @Option(
             names = "--expected-items",
@@ -80,17 +85,35 @@ final class DedupCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         io.validate("dedup");
-        StreamExecutionEnvironment env = io.environment();
-        build(env);
-        var result = env.execute("bloomstream dedup");
+        StreamExecutionEnvironment env = io.environment(LocalMetrics.configuration(io.runId));
+        DedupConfig config = build(env);
+        RunOptions.Run run = console.execute(spec, io, env, "bloomstream dedup");
         if (!io.kafka()) {
-            Commands.summary(spec, result, "first occurrences", io.output);
+            Commands.summary(
+                    spec,
+                    console,
+                    run,
+                    "first occurrences",
+                    io.output,
+                    health(run, config, !records.keyed(), "ids"));
         }
         return 0;
     }
 
-    /** Builds the job into {@code env} (flags already validated). */
-    void build(StreamExecutionEnvironment env) {
+    /** The health of each dedup operator of a local run (none on a cluster). */
+    static java.util.List<FilterHealth> health(
+            RunOptions.Run run, DedupConfig config, boolean global, String what) {
+        java.util.List<FilterHealth> health = new java.util.ArrayList<>();
+        if (run.metrics != null) {
+            for (LocalMetrics.DedupFigures f : run.metrics.dedupOperators()) {
+                health.add(FilterHealth.dedup(f, config, global, what));
+            }
+        }
+        return health;
+    }
+
+    /** Builds the job into {@code env} (flags already validated); returns the dedup's config. */
+    DedupConfig build(StreamExecutionEnvironment env) {
         if (timeField != null && retention == null) {
             throw new CommandLine.ParameterException(
                     spec.commandLine(), "--time-field needs --retention (event-time retention)");
@@ -154,6 +177,7 @@ final class DedupCommand implements Callable<Integer> {
                                     .uid("late"));
         }
         io.writeRejected(rejected);
+        return config;
     }
 
     /** First occurrences of {@code values[0]}, per key or over the whole stream. */

@@ -3,6 +3,8 @@ package io.bloomstream.jobs;
 import io.bloomstream.flink.BloomDedup;
 import io.bloomstream.flink.DedupConfig;
 import io.bloomstream.flink.IdSelector;
+import io.bloomstream.jobs.console.LocalMetrics;
+import io.bloomstream.jobs.console.RunOptions;
 import io.bloomstream.jobs.io.IoOptions;
 import io.bloomstream.jobs.io.LineParser;
 import io.bloomstream.jobs.io.Parsed;
@@ -36,6 +38,8 @@ final class FrontierCommand implements Callable<Integer> {
 
     @Mixin IoOptions io;
 
+    @Mixin RunOptions console;
+
     @Option(
             names = "--expected-items",
             paramLabel = "N",
@@ -52,7 +56,7 @@ final class FrontierCommand implements Callable<Integer> {
                 Commands.config(
                         spec,
                         () -> DedupConfig.builder().expectedItems(expectedItems).fpp(fpp).build());
-        StreamExecutionEnvironment env = io.environment();
+        StreamExecutionEnvironment env = io.environment(LocalMetrics.configuration(io.runId));
         SingleOutputStreamOperator<Parsed> urls =
                 io.source(env, "input")
                         .process(new Rejects(FrontierCommand::normalize))
@@ -70,9 +74,15 @@ final class FrontierCommand implements Callable<Integer> {
                         .uid("url");
         io.writeOutput(fresh);
         io.writeRejected(urls.getSideOutput(Rejects.TAG));
-        var result = env.execute("bloomstream frontier");
+        RunOptions.Run run = console.execute(spec, io, env, "bloomstream frontier");
         if (!io.kafka()) {
-            Commands.summary(spec, result, "new URLs", io.output);
+            Commands.summary(
+                    spec,
+                    console,
+                    run,
+                    "new URLs",
+                    io.output,
+                    DedupCommand.health(run, config, false, "URLs"));
         }
         return 0;
     }

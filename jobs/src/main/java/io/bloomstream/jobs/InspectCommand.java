@@ -9,6 +9,7 @@ import io.bloomstream.filter.FilterFile;
 import io.bloomstream.filter.FilterSpec;
 import io.bloomstream.filter.MembershipFilter;
 import io.bloomstream.filter.ScalableBloomFilter;
+import io.bloomstream.filter.Sizing;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -85,6 +86,12 @@ final class InspectCommand implements Callable<Integer> {
                         : e.valid() ? (Object) Math.round(e.estimate()) : "unreliable");
         info.put("estimate_standard_error", e.standardError());
         info.put("expected_fpp", f.expectedFpp());
+        if (s != null) {
+            // the layout's model rate above, and the textbook rate of the same m and k
+            info.put(
+                    "classic_layout_fpp",
+                    Sizing.falsePositiveRate(s.bits(), s.hashes(), f.itemsAdded()));
+        }
         if (f instanceof BloomFilter) {
             info.put("current_fpp", ((BloomFilter) f).currentFpp());
         }

@@ -27,6 +27,8 @@ public final class Main implements Runnable {
 
     /** Runs the command line and exits with its status. */
     public static void main(String[] args) {
+        io.bloomstream.jobs.console.RunOptions.stderrTerminal =
+                io.bloomstream.jobs.console.Progress.stderrIsTerminal();
         System.exit(run(args));
     }
 
@@ -42,6 +44,14 @@ public final class Main implements Runnable {
         cl.setExecutionExceptionHandler(
                 (e, commandLine, parseResult) -> {
                     commandLine.getErr().println("error: " + e.getMessage());
+                    if (e instanceof io.bloomstream.jobs.console.JobFailedException) {
+                        // the root cause in one line; the stack traces are in Flink's log
+                        var log = ((io.bloomstream.jobs.console.JobFailedException) e).logFile;
+                        if (log != null) {
+                            commandLine.getErr().println("Flink's log: " + log);
+                        }
+                        return 1;
+                    }
                     if (!(e instanceof java.io.IOException)
                             && !(e instanceof IllegalArgumentException)) {
                         e.printStackTrace(commandLine.getErr());

@@ -13,7 +13,9 @@ import picocli.CommandLine.Option;
 @Command(
         name = "plan",
         mixinStandardHelpOptions = true,
-        description = "Prints bits, hashes, bytes, bits per item and the theoretical rate.")
+        description =
+                "Prints bits, hashes, bytes, bits per item and the theoretical rate (with the"
+                        + " classic layout's), and what exact dedup in Flink state would cost.")
 final class PlanCommand implements Callable<Integer> {
 
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
@@ -78,12 +80,33 @@ final class PlanCommand implements Callable<Integer> {
                 Sizing.lowerBoundBitsPerItem(fpp));
         out.printf(
                 Locale.ROOT,
-                "theoretical fpp   %.4e at %d items%n",
+                "theoretical fpp   %.4e at %d items (classic layout, same m and k: %.4e)%n",
                 filter.expectedFpp(expectedItems),
-                expectedItems);
+                expectedItems,
+                Sizing.falsePositiveRate(filter.bits(), filter.hashes(), expectedItems));
+        long exact = Math.round(EXACT_DEDUP_BYTES_PER_ID * expectedItems);
+        out.printf(
+                Locale.ROOT,
+                "exact dedup       %d bytes (%s) of Flink state, %.1fx the filter%n",
+                exact,
+                human(exact),
+                (double) exact / Sizing.bytes(filter.bits()));
+        out.printf(
+                Locale.ROOT,
+                "                  (%.1f bytes per long id in a savepoint, heap or RocksDB;"
+                        + " benchmarks/RESULTS.md)%n",
+                EXACT_DEDUP_BYTES_PER_ID);
         out.flush();
         return 0;
     }
+
+    /**
+     * State bytes per distinct id of exact dedup (a {@code ValueState<Boolean>} per long id): the
+     * size of a canonical savepoint over the distinct ids, measured by {@code JobBenchmark} at 10^6
+     * and 10^7 ids on the heap and RocksDB backends (19.0 in each case; {@code
+     * benchmarks/RESULTS.md}, "Job level"). In-memory heap size was not measured.
+     */
+    static final double EXACT_DEDUP_BYTES_PER_ID = 19.0;
 
     static String human(long bytes) {
         String[] units = {"B", "KiB", "MiB", "GiB", "TiB"};

@@ -9,6 +9,8 @@ import io.bloomstream.flink.BloomScreen;
 import io.bloomstream.flink.ScreenCommand;
 import io.bloomstream.flink.ScreenConfig;
 import io.bloomstream.flink.ScreenMatch;
+import io.bloomstream.jobs.console.FilterHealth;
+import io.bloomstream.jobs.console.RunOptions;
 import io.bloomstream.jobs.io.IoOptions;
 import io.bloomstream.jobs.io.LineParser;
 import io.bloomstream.jobs.io.Parsed;
@@ -53,6 +55,8 @@ final class ScreenCommandLine implements Callable<Integer> {
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
     @Mixin IoOptions io;
+
+    @Mixin RunOptions console;
 
     @Option(
             names = "--filter",
@@ -128,13 +132,15 @@ final class ScreenCommandLine implements Callable<Integer> {
         }
         StreamExecutionEnvironment env = io.environment();
         build(env);
-        var result = env.execute("bloomstream screen");
+        RunOptions.Run run = console.execute(spec, io, env, "bloomstream screen");
         if (!io.kafka()) {
             Commands.summary(
                     spec,
-                    result,
+                    console,
+                    run,
                     "clean records",
                     io.output,
+                    health(filter),
                     "records-flagged",
                     "flagged to " + flaggedOutput,
                     "records-missing-field",
@@ -263,6 +269,24 @@ final class ScreenCommandLine implements Callable<Integer> {
             throw new UncheckedIOException(e);
         }
         return w.toString();
+    }
+
+    /**
+     * The health of the filter file the screen started with (read again: the tasks' copies are not
+     * reachable from here); none if it cannot be read now.
+     */
+    static java.util.List<FilterHealth> health(String file) {
+        Path p = new Path(file);
+        try {
+            var fs = p.getFileSystem();
+            long size = fs.getFileStatus(p).getLen();
+            try (InputStream in = new java.io.BufferedInputStream(fs.open(p), 1 << 16)) {
+                var f = FilterCodec.readFileStreaming(in, size, null).filter();
+                return java.util.List.of(FilterHealth.screen(file, f, size));
+            }
+        } catch (IOException | RuntimeException e) {
+            return java.util.List.of();
+        }
     }
 
     /** The normalization a filter file's header records, else none. */

@@ -240,6 +240,44 @@ public final class Sizing {
         return FilterSpec.CLASSIC;
     }
 
+    /**
+     * The rate penalty of paged against classic layout that {@link #autoPageBits(long, int, long)}
+     * accepts.
+     */
+    public static final double MAX_PAGE_RATE_PENALTY = 1.05;
+
+    /**
+     * The page size for an explicit shape (m bits, k hashes) that will hold about n items: the
+     * smallest power of two from {@link FilterSpec#DEFAULT_PAGE_BITS} up whose paged rate at n
+     * items, with m rounded up to whole pages, is at most {@link #MAX_PAGE_RATE_PENALTY} times the
+     * classic rate (1 - e^(-kn/m))^k of the same m and k; {@link FilterSpec#CLASSIC} when no page
+     * of at most m/16 bits gets there (so rounding m up to whole pages adds at most 1/16). Unlike
+     * {@link #autoPageBits(long, double)}, which sizes m for a target and lets pages cost up to 5%
+     * more bits, the memory is fixed here, so the page must cost the rate little: at m/n = 20 and k
+     * = 10 a 512-bit page has 2.3x the classic rate.
+     *
+     * @throws IllegalArgumentException if bits or hashes are out of range, or items < 1
+     */
+    public static int autoPageBits(long bits, int hashes, long items) {
+        checkBits(bits);
+        checkHashes(hashes);
+        checkItems(items);
+        double classic = falsePositiveRate(bits, hashes, items);
+        for (int page = FilterSpec.DEFAULT_PAGE_BITS;
+                page <= FilterSpec.MAX_PAGE_BITS && 16L * page <= bits;
+                page *= 2) {
+            long paged = (bits + page - 1) / page * page;
+            if (paged > MAX_BITS) {
+                break;
+            }
+            if (pagedFalsePositiveRate(paged, hashes, items, page)
+                    <= MAX_PAGE_RATE_PENALTY * classic) {
+                return page;
+            }
+        }
+        return FilterSpec.CLASSIC;
+    }
+
     /** Bits per item, m / n. */
     public static double bitsPerItem(long bits, long expectedItems) {
         checkBits(bits);

@@ -265,8 +265,13 @@ public final class DedupConfig implements Serializable {
         return ScalableBloomFilter.stageCapacity(items, growthFactor, stage);
     }
 
-    /** The spec of cascade stage i of one generation. */
-    FilterSpec stageSpec(long itemsPerKey, int stage) {
+    /**
+     * The spec of cascade stage i of one generation of a key sized for {@code itemsPerKey} (in
+     * global mode: expectedItems / shards, rounded up): the shape the operator gives that stage.
+     * Its state holds the stage as pages of {@link FilterSpec#pageBits()} bits (a classic stage as
+     * one page of all its bits).
+     */
+    public FilterSpec stageSpec(long itemsPerKey, int stage) {
         double p =
                 growth == Growth.FIXED
                         ? generationFpp()

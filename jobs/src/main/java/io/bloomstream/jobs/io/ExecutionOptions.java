@@ -2,6 +2,7 @@ package io.bloomstream.jobs.io;
 
 import java.time.Duration;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.MetricOptions;
 import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.configuration.RestartStrategyOptions;
@@ -29,7 +30,11 @@ public final class ExecutionOptions {
             converter = IoOptions.DurationConverter.class)
     public Duration checkpointInterval = Duration.ofSeconds(1);
 
-    @Option(names = "--web-ui", description = "Locally: serve Flink's web UI (port 8081 or next).")
+    @Option(
+            names = "--web-ui",
+            description =
+                    "Locally: serve Flink's web UI on the first free port from 8081 (printed at"
+                            + " the start).")
     public boolean webUi;
 
     /** Checks the values, reporting a bad one as a usage error of {@code commandLine}. */
@@ -45,21 +50,51 @@ public final class ExecutionOptions {
         }
     }
 
+    /** Whether {@link #environment} made an embedded mini-cluster (not {@code flink run}). */
+    public boolean local;
+
+    /** The port of the local web UI ({@code --web-ui}), else -1. */
+    public int webUiPort = -1;
+
+    /** The first port in [from, to] that nothing listens on. */
+    private static int freePort(int from, int to) {
+        for (int port = from; port <= to; port++) {
+            try (java.net.ServerSocket s = new java.net.ServerSocket(port)) {
+                return port;
+            } catch (java.io.IOException taken) {
+                // next
+            }
+        }
+        throw new IllegalStateException("--web-ui: no free port in " + from + ".." + to);
+    }
+
+    /** {@link #environment(Configuration)} with nothing added for local runs. */
+    public StreamExecutionEnvironment environment() {
+        return environment(new Configuration());
+    }
+
     /**
      * The execution environment: the cluster's under {@code flink run}, else an embedded
-     * mini-cluster (with the web UI if asked). Kryo is off, checkpointing on.
+     * mini-cluster (with the web UI if asked) configured with {@code localOnly} too (a metric
+     * reporter, say). Kryo is off, checkpointing on.
      */
-    public StreamExecutionEnvironment environment() {
+    public StreamExecutionEnvironment environment(Configuration localOnly) {
         Configuration conf = new Configuration();
         conf.set(PipelineOptions.GENERIC_TYPES, false);
-        StreamExecutionEnvironment env;
-        if (webUi) {
-            conf.set(RestOptions.BIND_PORT, "8081-8181");
-            env = StreamExecutionEnvironment.createLocalEnvironmentWithWebUI(conf);
-        } else {
-            env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+        local = env instanceof LocalStreamEnvironment;
+        if (local) {
+            conf.addAll(localOnly);
+            if (webUi) {
+                webUiPort = freePort(8081, 8181);
+                conf.set(RestOptions.BIND_PORT, String.valueOf(webUiPort));
+                // the dashboard's metrics every second instead of every ten
+                conf.set(MetricOptions.METRIC_FETCHER_UPDATE_INTERVAL, Duration.ofSeconds(1));
+                env = StreamExecutionEnvironment.createLocalEnvironmentWithWebUI(conf);
+            } else {
+                env = StreamExecutionEnvironment.createLocalEnvironment(conf);
+            }
         }
-        boolean local = env instanceof LocalStreamEnvironment;
         if (parallelism != null) {
             env.setParallelism(parallelism);
         } else if (local) {

@@ -5,6 +5,7 @@ import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.serialization.SimpleStringEncoder;
 import org.apache.flink.api.common.serialization.SimpleStringSchema;
 import org.apache.flink.api.connector.sink2.Sink;
+import org.apache.flink.configuration.Configuration;
 import org.apache.flink.connector.base.DeliveryGuarantee;
 import org.apache.flink.connector.file.sink.FileSink;
 import org.apache.flink.connector.file.src.FileSource;
@@ -102,9 +103,17 @@ public final class IoOptions {
         return bootstrapServers != null;
     }
 
+    /** A new id per command line: keys the progress counters and metrics of a local run. */
+    public final String runId = java.util.UUID.randomUUID().toString();
+
     /** The execution environment: see {@link ExecutionOptions#environment()}. */
     public StreamExecutionEnvironment environment() {
         return execution.environment();
+    }
+
+    /** The execution environment: see {@link ExecutionOptions#environment(Configuration)}. */
+    public StreamExecutionEnvironment environment(Configuration localOnly) {
+        return execution.environment(localOnly);
     }
 
     /** The input lines. */
@@ -130,7 +139,7 @@ public final class IoOptions {
                                     OffsetsInitializer.committedOffsets(
                                             org.apache.kafka.clients.consumer.OffsetResetStrategy
                                                     .EARLIEST))
-                            .setValueOnlyDeserializer(new Utf8Lines())
+                            .setValueOnlyDeserializer(new Utf8Lines(execution.local ? runId : null))
                             .setProperty("isolation.level", "read_committed");
             if (bounded) {
                 builder.setBounded(OffsetsInitializer.latest());
@@ -138,7 +147,9 @@ public final class IoOptions {
             return env.fromSource(builder.build(), watermarks, name).uid(name);
         }
         FileSource<String> files =
-                FileSource.forRecordStreamFormat(new Utf8LineFormat(), new Path(input)).build();
+                FileSource.forRecordStreamFormat(
+                                new Utf8LineFormat(execution.local ? runId : null), new Path(input))
+                        .build();
         return env.fromSource(files, watermarks, name).uid(name);
     }
 

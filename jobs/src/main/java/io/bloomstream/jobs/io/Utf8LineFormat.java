@@ -24,9 +24,25 @@ public final class Utf8LineFormat extends SimpleStreamFormat<String> {
 
     private static final long serialVersionUID = 1L;
 
+    /** The local run whose progress the readers report, or null. */
+    private final String runId;
+
+    /** A format whose readers report nothing. */
+    public Utf8LineFormat() {
+        this(null);
+    }
+
+    /**
+     * A format whose readers add the lines and bytes they read to {@code InputProgress.of(runId)}
+     * (null: nowhere), once per buffer of 64 KiB and at the end of a file.
+     */
+    public Utf8LineFormat(String runId) {
+        this.runId = runId;
+    }
+
     @Override
     public Reader<String> createReader(Configuration config, FSDataInputStream stream) {
-        return new LineReader(stream);
+        return new LineReader(stream, InputProgress.of(runId));
     }
 
     @Override
@@ -43,9 +59,24 @@ public final class Utf8LineFormat extends SimpleStreamFormat<String> {
         private int limit;
         private byte[] line = new byte[256];
         private boolean skipLf; // the previous line ended with \r: a following \n belongs to it
+        private final InputProgress progress;
+        private long lines; // lines returned since the last report
 
         LineReader(InputStream in) {
+            this(in, null);
+        }
+
+        LineReader(InputStream in, InputProgress progress) {
             this.in = in;
+            this.progress = progress;
+        }
+
+        /** Reports the lines returned and the bytes consumed since the last report. */
+        private void report() {
+            if (progress != null) {
+                progress.add(lines, limit);
+                lines = 0;
+            }
         }
 
         @Override
@@ -53,11 +84,16 @@ public final class Utf8LineFormat extends SimpleStreamFormat<String> {
             int length = 0;
             while (true) {
                 if (pos == limit) {
+                    report();
                     limit = in.read(buffer, 0, buffer.length);
                     pos = 0;
                     if (limit <= 0) {
                         limit = 0;
-                        return length == 0 ? null : Utf8Lines.decode(decoder, line, length);
+                        if (length == 0) {
+                            return null;
+                        }
+                        lines++;
+                        return Utf8Lines.decode(decoder, line, length);
                     }
                 }
                 byte b = buffer[pos++];
@@ -69,6 +105,7 @@ public final class Utf8LineFormat extends SimpleStreamFormat<String> {
                 }
                 if (b == '\n' || b == '\r') {
                     skipLf = b == '\r';
+                    lines++;
                     return Utf8Lines.decode(decoder, line, length);
                 }
                 if (length == line.length) {
@@ -80,6 +117,10 @@ public final class Utf8LineFormat extends SimpleStreamFormat<String> {
 
         @Override
         public void close() throws IOException {
+            if (progress != null && lines > 0) {
+                progress.add(lines, 0); // the last line without a terminator
+                lines = 0;
+            }
             in.close();
         }
     }

@@ -29,13 +29,32 @@ public final class Utf8Lines implements DeserializationSchema<String> {
     /** One strict decoder per source reader (a reader deserializes from one thread). */
     private transient CharsetDecoder decoder;
 
+    /** The local run whose progress this source reports, or null. */
+    private final String runId;
+
+    private transient InputProgress progress;
+
+    /** A deserializer that reports nothing. */
+    public Utf8Lines() {
+        this(null);
+    }
+
+    /** A deserializer that counts records in {@code InputProgress.of(runId)} (null: nowhere). */
+    public Utf8Lines(String runId) {
+        this.runId = runId;
+    }
+
     @Override
     public String deserialize(byte[] message) {
-        if (message == null) {
-            return NOT_UTF8;
-        }
         if (decoder == null) {
             decoder = strictDecoder();
+            progress = InputProgress.of(runId);
+        }
+        if (progress != null) {
+            progress.add(1, message == null ? 0 : message.length);
+        }
+        if (message == null) {
+            return NOT_UTF8;
         }
         return decode(decoder, message, message.length);
     }

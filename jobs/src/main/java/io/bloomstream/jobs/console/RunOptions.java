@@ -1,0 +1,175 @@
+package io.bloomstream.jobs.console;
+
+import io.bloomstream.jobs.io.InputProgress;
+import io.bloomstream.jobs.io.IoOptions;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import org.apache.flink.api.common.JobExecutionResult;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.core.fs.FileStatus;
+import org.apache.flink.core.fs.FileSystem;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import picocli.CommandLine;
+import picocli.CommandLine.Option;
+
+/**
+ * How a stream command shows its run: the progress line, where Flink's log goes, and the summary's
+ * form. A mixin of the stream commands; {@link #execute} runs their job.
+ */
+public final class RunOptions {
+
+    /** Whether stderr is a terminal; set by {@code Main.main} (false when run in-process). */
+    public static volatile boolean stderrTerminal;
+
+    @Option(names = "--quiet", description = "No progress line on stderr.")
+    public boolean quiet;
+
+    @Option(
+            names = "--verbose",
+            description = "Locally: Flink's log on the console (stderr) instead of a log file.")
+    public boolean verbose;
+
+    @Option(
+            names = "--log-file",
+            paramLabel = "FILE",
+            description =
+                    "Locally: where Flink's log goes (default: a new file under"
+                            + " $BLOOMSTREAM_LOG_DIR, else TMPDIR/bloomstream-logs, named in the"
+                            + " summary).")
+    public Path logFile;
+
+    @Option(
+            names = "--json",
+            description =
+                    "Print the summary, with the filter health, as one JSON object on stdout.")
+    public boolean json;
+
+    @Option(
+            names = "--progress-interval",
+            hidden = true,
+            paramLabel = "DURATION",
+            converter = IoOptions.DurationConverter.class)
+    public Duration progressInterval;
+
+    /** What a finished run produced. */
+    public static final class Run {
+        /** The job's result. */
+        public final JobExecutionResult result;
+
+        /** Flink's log file of a local run, or null (verbose, or on a cluster). */
+        public final Path logFile;
+
+        /** The metrics of a local run, or null. */
+        public final LocalMetrics metrics;
+
+        Run(JobExecutionResult result, Path logFile, LocalMetrics metrics) {
+            this.result = result;
+            this.logFile = logFile;
+            this.metrics = metrics;
+        }
+    }
+
+    /**
+     * Runs the job of {@code env}. Locally (the environment {@link IoOptions#environment} made for
+     * {@link IoOptions#local}): logging as the options say, a progress line, the run's metrics. A
+     * failed job becomes a {@link JobFailedException} with its root cause.
+     */
+    public Run execute(
+            CommandLine.Model.CommandSpec spec,
+            IoOptions io,
+            StreamExecutionEnvironment env,
+            String name)
+            throws Exception {
+        if (!io.execution.local) {
+            try {
+                return new Run(env.execute(name), null, null);
+            } catch (Exception e) {
+                throw JobFailedException.of(e, null);
+            }
+        }
+        Path log = Logs.configure(spec.name(), verbose, logFile);
+        InputProgress input = InputProgress.of(io.runId);
+        Progress progress = null;
+        try {
+            JobClient client = env.executeAsync(name);
+            if (io.execution.webUiPort > 0) {
+                spec.commandLine()
+                        .getErr()
+                        .printf("Flink's web UI: http://localhost:%d%n", io.execution.webUiPort);
+                spec.commandLine().getErr().flush();
+            }
+            if (!quiet) {
+                progress =
+                        Progress.start(
+                                spec.commandLine().getErr(),
+                                input,
+                                io.kafka() ? -1 : inputBytes(io.input),
+                                stderrTerminal,
+                                progressInterval,
+                                () -> {
+                                    LocalMetrics m = LocalMetrics.of(io.runId);
+                                    if (m != null) {
+                                        m.sample(false);
+                                    }
+                                });
+            }
+            JobExecutionResult result;
+            try {
+                result = client.getJobExecutionResult().get();
+            } catch (ExecutionException e) {
+                throw JobFailedException.of(e, log);
+            } finally {
+                if (progress != null) {
+                    progress.close();
+                }
+            }
+            LocalMetrics metrics = LocalMetrics.of(io.runId);
+            if (metrics != null) {
+                // the cluster closes the reporter as it shuts down, after its last sample
+                metrics.awaitClosed(10, TimeUnit.SECONDS);
+                metrics.sample(true);
+            }
+            return new Run(result, log, metrics);
+        } finally {
+            InputProgress.remove(io.runId);
+            LocalMetrics.remove(io.runId);
+        }
+    }
+
+    /**
+     * The bytes under a file or directory, as the file source reads them (hidden files, starting
+     * with . or _, left out); -1 if they cannot be listed.
+     */
+    static long inputBytes(String input) {
+        try {
+            org.apache.flink.core.fs.Path p = new org.apache.flink.core.fs.Path(input);
+            FileSystem fs = p.getFileSystem();
+            return bytes(fs, fs.getFileStatus(p), 0);
+        } catch (java.io.IOException | RuntimeException e) {
+            return -1;
+        }
+    }
+
+    private static long bytes(FileSystem fs, FileStatus status, int depth)
+            throws java.io.IOException {
+        if (!status.isDir()) {
+            return status.getLen();
+        }
+        if (depth > 64) {
+            return 0;
+        }
+        long total = 0;
+        FileStatus[] children = fs.listStatus(status.getPath());
+        if (children != null) {
+            for (FileStatus c : children) {
+                String n = c.getPath().getName();
+                if (!n.startsWith(".") && !n.startsWith("_")) {
+                    total += bytes(fs, c, depth + 1);
+                }
+            }
+        }
+        return total;
+    }
+}

@@ -1,0 +1,276 @@
+package io.bloomstream.jobs;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import io.bloomstream.filter.FilterSpec;
+import io.bloomstream.flink.DedupConfig;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Tests for the filter health of the summaries ({@code console.FilterHealth}): runs on the test
+ * data whose true answers are known, checked in their {@code --json} form.
+ */
+class FilterHealthTest {
+
+    @TempDir Path tmp;
+
+    private final Cli cli = new Cli();
+
+    private Map<String, Object> run(String... args) throws IOException {
+        String[] all = new String[args.length + 2];
+        System.arraycopy(args, 0, all, 0, args.length);
+        all[args.length] = "--json";
+        all[args.length + 1] = "--quiet";
+        assertThat(cli.run(all)).as(cli.err.toString()).isZero();
+        return json(cli.out.toString());
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> filter(Map<String, Object> summary) {
+        List<Object> filters = (List<Object>) summary.get("filters");
+        assertThat(filters).hasSize(1);
+        return (Map<String, Object>) filters.get(0);
+    }
+
+    @Test
+    void aRightSizedDedupHasOneStageNoWarningAndConsistentFigures() throws Exception {
+        Map<String, Object> f =
+                filter(
+                        run(
+                                "dedup",
+                                "--input",
+                                Cli.testdata().resolve("dedup/ids.txt").toString(),
+                                "--output",
+                                tmp.resolve("out").toString()));
+        assertThat(f.get("operator")).isEqualTo("bloom-dedup");
+        assertThat(f.get("cascade_stages")).isEqualTo(1L);
+        assertThat(f.get("past_capacity")).isEqualTo(false);
+        assertThat(f.get("suggested_expected_items")).isNull();
+        assertThat(f.get("target_fpp")).isEqualTo(0.01);
+        // The fullest stage's rate is its fill to the power k of the stage's spec.
+        FilterSpec stage =
+                DedupConfig.builder()
+                        .expectedItems(1_000_000)
+                        .fpp(0.01)
+                        .build()
+                        .stageSpec(1_000_000 / 1024 + 1, 0);
+        double fill = (Double) f.get("fullest_fill_ratio");
+        assertThat(fill).isBetween(0.001, 0.05); // 11,784 ids in a filter for 10^6
+        assertThat((Double) f.get("fullest_fpp"))
+                .isCloseTo(
+                        Math.pow(fill, stage.hashes()),
+                        org.assertj.core.data.Percentage.withPercentage(1e-6));
+        // State: whole pages of the stage's page size, no more than every shard's pages.
+        long bytes = (Long) f.get("state_bytes");
+        long pageBytes = stage.pageBits() / 8;
+        assertThat(bytes % pageBytes).isZero();
+        assertThat(bytes / pageBytes).isBetween(11_784L / 10, 1024 * stage.pages());
+    }
+
+    @Test
+    void anOverfilledGlobalDedupWarnsWithTheDistinctIdsItPassed() throws Exception {
+        Map<String, Object> summary =
+                run(
+                        "dedup",
+                        "--input",
+                        Cli.testdata().resolve("dedup/ids.txt").toString(),
+                        "--output",
+                        tmp.resolve("out").toString(),
+                        "--expected-items",
+                        "1000");
+        Map<String, Object> f = filter(summary);
+        // 11,784 distinct ids (testdata/dedup/ids.truth.json), at most ~1% of them lost as false
+        // positives: the passed count rounds up to 12,000.
+        assertThat(f.get("past_capacity")).isEqualTo(true);
+        assertThat(f.get("suggested_expected_items")).isEqualTo(12_000L);
+        assertThat((Long) f.get("cascade_stages")).isGreaterThan(1L);
+        assertThat(summary.get("warnings").toString()).contains("use --expected-items 12000");
+        assertThat(cli.err.toString()).startsWith("warning: bloom-dedup passed ");
+    }
+
+    @Test
+    void aHostPastItsExpectedUrlsWarnsWithTheCascadeCapacityThatHoldsIt() throws Exception {
+        // The largest host's distinct normalized URLs, exactly.
+        Map<String, Set<String>> perHost = new HashMap<>();
+        for (String line : Files.readAllLines(Cli.testdata().resolve("urls/crawl.txt"))) {
+            try {
+                var p = FrontierCommand.normalize(line);
+                perHost.computeIfAbsent(p.key, k -> new HashSet<>()).add(p.values[0]);
+            } catch (io.bloomstream.jobs.io.LineParser.BadRecord e) {
+                // malformed: rejected by the job too
+            }
+        }
+        int largest = perHost.values().stream().mapToInt(Set::size).max().orElseThrow();
+        Map<String, Object> f =
+                filter(
+                        run(
+                                "frontier",
+                                "--input",
+                                Cli.testdata().resolve("urls/crawl.txt").toString(),
+                                "--output",
+                                tmp.resolve("out").toString(),
+                                "--expected-items",
+                                "10"));
+        // Stages of 10, 20, 40, ... ids: s stages hold 10 (2^s - 1). The largest host fills the
+        // smallest such cascade that holds its URLs (false positives, at most 1%, cannot move it
+        // below the previous boundary unless it sits within 1% of it).
+        int stages = 1;
+        while (10L * ((1L << stages) - 1) < largest) {
+            stages++;
+        }
+        assertThat(f.get("cascade_stages")).isEqualTo((long) stages);
+        assertThat((Long) f.get("suggested_expected_items"))
+                .isGreaterThanOrEqualTo(largest)
+                .isLessThanOrEqualTo(2L * largest + 100);
+        assertThat(cli.err.toString())
+                .contains("a key of bloom-dedup held more than its --expected-items 10");
+    }
+
+    @Test
+    void anOverfilledCountWarnsWithTheLargestKeysUpperBound() throws Exception {
+        Map<String, Object> f =
+                filter(
+                        run(
+                                "count",
+                                "--input",
+                                Cli.testdata().resolve("count/clicks.jsonl").toString(),
+                                "--format",
+                                "json",
+                                "--id-field",
+                                "user",
+                                "--key-field",
+                                "page",
+                                "--expected-items",
+                                "100",
+                                "--output",
+                                tmp.resolve("out").toString()));
+        // testdata/count/clicks.truth.csv: /p/0 has the most users, 1,884.
+        assertThat(f.get("past_capacity")).isEqualTo(true);
+        assertThat((Long) f.get("suggested_expected_items")).isBetween(1_884L, 2_100L);
+        assertThat((Long) f.get("cascade_stages")).isGreaterThan(1L);
+        // The fullest filter's figures are those of an output record.
+        double fullest = 0;
+        for (String line : Cli.readParts(tmp.resolve("out"))) {
+            fullest = Math.max(fullest, (Double) json(line).get("fill_ratio"));
+        }
+        assertThat(f.get("fullest_fill_ratio")).isEqualTo(fullest);
+    }
+
+    @Test
+    void aRightSizedCountHasNoWarning() throws Exception {
+        Map<String, Object> f =
+                filter(
+                        run(
+                                "count",
+                                "--input",
+                                Cli.testdata().resolve("count/clicks.jsonl").toString(),
+                                "--format",
+                                "json",
+                                "--id-field",
+                                "user",
+                                "--key-field",
+                                "page",
+                                "--expected-items",
+                                "5000",
+                                "--output",
+                                tmp.resolve("out").toString()));
+        assertThat(f.get("past_capacity")).isEqualTo(false);
+        assertThat(f.get("cascade_stages")).isEqualTo(1L);
+    }
+
+    @Test
+    void anOverfullFilterFileWarnsTheScreenWithTheEntriesToBuildFor() throws Exception {
+        Path bloom = tmp.resolve("small.bloom");
+        assertThat(
+                        new Cli()
+                                .run(
+                                        "build-filter",
+                                        "--input",
+                                        Cli.testdata().resolve("spam/blocklist.txt").toString(),
+                                        "--output",
+                                        bloom.toString(),
+                                        "--fpp",
+                                        "0.01",
+                                        "--expected-items",
+                                        "40000",
+                                        "--normalize",
+                                        "email"))
+                .isZero();
+        Map<String, Object> f =
+                filter(
+                        run(
+                                "screen",
+                                "--filter",
+                                bloom.toString(),
+                                "--input",
+                                Cli.testdata().resolve("spam/mails.jsonl").toString(),
+                                "--format",
+                                "json",
+                                "--field",
+                                "from",
+                                "--output",
+                                tmp.resolve("clean").toString(),
+                                "--flagged-output",
+                                tmp.resolve("flagged").toString()));
+        // 100,000 entries in a filter for 40,000: the estimate from its bits is near 100,000.
+        assertThat(f.get("past_capacity")).isEqualTo(true);
+        assertThat((Long) f.get("suggested_expected_items")).isBetween(99_000L, 110_000L);
+        assertThat((Double) f.get("fullest_fpp")).isGreaterThan(0.01);
+    }
+
+    /** A JSON object (numbers as Long or Double, arrays as lists, objects as maps). */
+    static Map<String, Object> json(String text) throws IOException {
+        try (JsonParser p = new JsonFactory().createParser(text.trim())) {
+            p.nextToken();
+            @SuppressWarnings("unchecked")
+            Map<String, Object> m = (Map<String, Object>) value(p);
+            return m;
+        }
+    }
+
+    private static Object value(JsonParser p) throws IOException {
+        JsonToken t = p.currentToken();
+        switch (t) {
+            case START_OBJECT:
+                Map<String, Object> m = new LinkedHashMap<>();
+                while (p.nextToken() == JsonToken.FIELD_NAME) {
+                    String name = p.currentName();
+                    p.nextToken();
+                    m.put(name, value(p));
+                }
+                return m;
+            case START_ARRAY:
+                List<Object> list = new ArrayList<>();
+                while (p.nextToken() != JsonToken.END_ARRAY) {
+                    list.add(value(p));
+                }
+                return list;
+            case VALUE_NUMBER_INT:
+                return p.getLongValue();
+            case VALUE_NUMBER_FLOAT:
+                return p.getDoubleValue();
+            case VALUE_TRUE:
+                return true;
+            case VALUE_FALSE:
+                return false;
+            case VALUE_NULL:
+                return null;
+            default:
+                return p.getText();
+        }
+    }
+}
