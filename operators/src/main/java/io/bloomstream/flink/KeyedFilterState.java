@@ -57,6 +57,7 @@ final class KeyedFilterState {
     private final int domain;
     private final long retentionMillis;
     private final long latenessMillis;
+    private final int metaCacheKeys;
 
     private final Map<Object, FilterMeta> metaCache =
             new LinkedHashMap<>(256, 0.75f, true) {
@@ -64,7 +65,7 @@ final class KeyedFilterState {
 
                 @Override
                 protected boolean removeEldestEntry(Map.Entry<Object, FilterMeta> e) {
-                    return size() > META_CACHE_KEYS;
+                    return size() > metaCacheKeys;
                 }
             };
     private boolean warnedCapacity;
@@ -79,6 +80,22 @@ final class KeyedFilterState {
             ValueState<FilterMeta> metaState,
             MapState<Long, long[]> pages,
             DedupMetrics metrics) {
+        this(config, itemsPerKey, metaState, pages, metrics, META_CACHE_KEYS);
+    }
+
+    /**
+     * As above, caching the metadata of at most {@code metaCacheKeys} keys: 0 when the caller
+     * cannot name the current key on every call (the SQL function's timers), so that every call
+     * reads the metadata from {@code metaState}.
+     */
+    KeyedFilterState(
+            DedupConfig config,
+            long itemsPerKey,
+            ValueState<FilterMeta> metaState,
+            MapState<Long, long[]> pages,
+            DedupMetrics metrics,
+            int metaCacheKeys) {
+        this.metaCacheKeys = metaCacheKeys;
         this.config = config;
         this.shapes = new StageShapes(config, itemsPerKey);
         this.hasher = config.hasher();
