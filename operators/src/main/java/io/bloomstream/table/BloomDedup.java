@@ -125,8 +125,15 @@ public class BloomDedup extends ProcessTableFunction<Row> {
             @ArgumentHint(name = DedupArguments.EXPECTED_ITEMS) Integer expectedItems,
             @ArgumentHint(name = DedupArguments.FPP, type = @DataTypeHint("DECIMAL(38, 18)"))
                     BigDecimal fpp,
-            @ArgumentHint(name = DedupArguments.RETENTION, isOptional = true) Duration retention,
-            @ArgumentHint(name = DedupArguments.ALLOWED_LATENESS, isOptional = true)
+            @ArgumentHint(
+                            name = DedupArguments.RETENTION,
+                            isOptional = true,
+                            type = @DataTypeHint(DedupArguments.INTERVAL_TYPE))
+                    Duration retention,
+            @ArgumentHint(
+                            name = DedupArguments.ALLOWED_LATENESS,
+                            isOptional = true,
+                            type = @DataTypeHint(DedupArguments.INTERVAL_TYPE))
                     Duration allowedLateness,
             @ArgumentHint(name = DedupArguments.GENERATIONS, isOptional = true) Integer generations)
             throws Exception {

@@ -40,6 +40,12 @@ final class DedupArguments {
     static final String ALLOWED_LATENESS = "allowed_lateness";
     static final String GENERATIONS = "generations";
 
+    /**
+     * The type of interval arguments: the type Flink gives every day-time interval literal, so that
+     * no cast is needed (Flink 2.2 cannot plan a cast of an interval argument).
+     */
+    static final String INTERVAL_TYPE = "INTERVAL SECOND(3)";
+
     // Positions in the call: the declared arguments, then the system arguments on_time and uid.
     static final int POS_INPUT = 0;
     static final int POS_ID_COLUMN = 1;
@@ -113,7 +119,7 @@ final class DedupArguments {
                             + ALLOWED_LATENESS
                             + " and "
                             + RETENTION
-                            + " do not fit: "
+                            + " do not fit together: "
                             + e.getMessage()
                                     .replace("allowedLateness", ALLOWED_LATENESS)
                                     .replace("lower generations", "lower " + GENERATIONS),
@@ -244,7 +250,10 @@ final class DedupArguments {
                     retention,
                     lateness,
                     generations == null ? null : generations.intValue());
-            if (retention != null && !hasOnTime(call)) {
+            // Code generation checks the call again without the system arguments: on_time was
+            // checked at validation.
+            boolean systemArgs = call.getArgumentDataTypes().size() > POS_ON_TIME;
+            if (retention != null && systemArgs && !hasOnTime(call)) {
                 throw bad(
                         RETENTION,
                         "needs on_time => DESCRIPTOR(time_column): retention is on event time"
@@ -281,8 +290,7 @@ final class DedupArguments {
         }
 
         private static boolean hasOnTime(CallContext call) {
-            return call.getArgumentDataTypes().size() > POS_ON_TIME
-                    && !call.isArgumentNull(POS_ON_TIME)
+            return !call.isArgumentNull(POS_ON_TIME)
                     && call.getArgumentValue(POS_ON_TIME, ColumnList.class)
                             .map(c -> !c.getNames().isEmpty())
                             .orElse(false);
