@@ -55,6 +55,11 @@ final class SqlTesting {
     static StreamTableEnvironment tableEnv(Configuration conf, int parallelism) {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
         env.setParallelism(parallelism);
+        return tableEnv(env);
+    }
+
+    /** A streaming table environment on {@code env} with the functions registered. */
+    static StreamTableEnvironment tableEnv(StreamExecutionEnvironment env) {
         StreamTableEnvironment t = StreamTableEnvironment.create(env);
         BloomFunctions.registerAll(t);
         return t;
