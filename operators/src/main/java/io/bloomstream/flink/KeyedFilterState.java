@@ -72,7 +72,7 @@ final class KeyedFilterState {
     private long newExpiry = Long.MIN_VALUE;
 
     /** This run's id, recorded in each key it counts (see {@link FilterMeta#countedBy}). */
-    private final long run = newRunId();
+    private final long run;
 
     KeyedFilterState(
             DedupConfig config,
@@ -80,13 +80,15 @@ final class KeyedFilterState {
             ValueState<FilterMeta> metaState,
             MapState<Long, long[]> pages,
             DedupMetrics metrics) {
-        this(config, itemsPerKey, metaState, pages, metrics, META_CACHE_KEYS);
+        this(config, itemsPerKey, metaState, pages, metrics, META_CACHE_KEYS, newRunId());
     }
 
     /**
-     * As above, caching the metadata of at most {@code metaCacheKeys} keys: 0 when the caller
-     * cannot name the current key on every call (the SQL function's timers), so that every call
-     * reads the metadata from {@code metaState}.
+     * As above, caching the metadata of at most {@code metaCacheKeys} keys (0 when the caller
+     * cannot name the current key on every call, as the SQL function's timers cannot, so that every
+     * call reads the metadata from {@code metaState}), as run {@code run} (see {@link #newRunId}; a
+     * caller that replaces this object within one run passes the same id, so that no key's pages
+     * are counted twice).
      */
     KeyedFilterState(
             DedupConfig config,
@@ -94,8 +96,10 @@ final class KeyedFilterState {
             ValueState<FilterMeta> metaState,
             MapState<Long, long[]> pages,
             DedupMetrics metrics,
-            int metaCacheKeys) {
+            int metaCacheKeys,
+            long run) {
         this.metaCacheKeys = metaCacheKeys;
+        this.run = run;
         this.config = config;
         this.shapes = new StageShapes(config, itemsPerKey);
         this.hasher = config.hasher();

@@ -23,6 +23,7 @@ public final class SqlDedupState {
     private final DedupMetrics metrics;
     private final RejectLog rejectLog = new RejectLog(LOG, DedupMetrics.REJECTED);
     private final RejectLog lateLog = new RejectLog(LOG, DedupMetrics.LATE);
+    private final long run = KeyedFilterState.newRunId();
     private KeyedFilterState filter;
     private DedupConfig config;
 
@@ -33,7 +34,8 @@ public final class SqlDedupState {
 
     /**
      * Reads and writes the state through {@code meta} and {@code pages} under {@code config}, with
-     * filters sized for {@code itemsPerKey} ids per key. May be called again with another config.
+     * filters sized for {@code itemsPerKey} ids per key. May be called again with another config
+     * (the run, which marks the keys counted in {@code bloomAllocatedPages}, stays the same).
      */
     public void configure(
             DedupConfig config,
@@ -41,7 +43,7 @@ public final class SqlDedupState {
             ValueState<FilterMeta> meta,
             MapState<Long, long[]> pages) {
         this.config = config;
-        this.filter = new KeyedFilterState(config, itemsPerKey, meta, pages, metrics, 0);
+        this.filter = new KeyedFilterState(config, itemsPerKey, meta, pages, metrics, 0, run);
     }
 
     /** The config of the last {@link #configure}, or null. */

@@ -29,13 +29,12 @@ import org.apache.flink.types.Row;
  * SELECT * FROM BLOOM_DEDUP(
  *     input => TABLE events PARTITION BY user_id,
  *     id_column => 'event_id',
- *     expected_items => 100000,   -- distinct ids per partition key (per retention period)
+ *     expected_items => 100000,         -- distinct ids per partition key (per retention period)
  *     fpp => 0.01,
- *     retention => INTERVAL '1' DAY,       -- optional, needs on_time
- *     on_time => DESCRIPTOR(ts),           -- the event-time column (with a watermark)
- *     allowed_lateness => INTERVAL '1' MINUTE, -- optional, default 0, needs retention
- *     generations => 2,                    -- optional, 2 to 46, needs retention
- *     uid => 'dedup-events')               -- optional: keeps the state across query changes
+ *     retention => INTERVAL '1' DAY,    -- optional; needs on_time
+ *     on_time => DESCRIPTOR(ts),        -- the event-time column (with a watermark)
+ *     generations => 2,                 -- optional, 2 to 46; needs retention
+ *     uid => 'dedup-events')            -- optional: names the state for savepoints
  * }</pre>
  *
  * <p><b>Output.</b> The PARTITION BY columns first, then every other column of the input in its
@@ -43,43 +42,52 @@ import org.apache.flink.types.Row;
  * column (the row's event time, a time attribute for later windows). The output is insert-only. For
  * a dedup over the whole table, partition by {@link BloomShard BLOOM_SHARD(id)}.
  *
- * <p><b>Guarantee</b>, per partition key and id, the same as the DataStream operator's ({@link
- * io.bloomstream.flink.BloomDedup}). Without retention, a row is returned only if no earlier row
- * with its id was returned: a duplicate is never returned; a first occurrence is dropped only as a
- * false positive, at a rate of at most {@code fpp} (the default scalable growth keeps the rate past
- * {@code expected_items}). With {@code retention} R on the event time of {@code on_time} (G
- * generations of length L = R / (G - 1)): a row whose time t has t + allowed_lateness &lt;= the
- * current watermark is <b>late</b>: dropped, neither judged nor remembered, and counted in the
- * metric {@code bloomLate}. Of the other rows, two occurrences of an id less than R apart in event
- * time are never both returned, in any order of arrival; an occurrence at least R + L away from
- * every returned one is returned unless it is a false positive (rate at most fpp (2G - 1) / G for
- * out-of-order rows). State of a key is freed by event-time timers once the watermark has passed
- * its generations' end + R + allowed_lateness.
+ * <p><b>Guarantee</b>, per partition key and id, as the DataStream operator's ({@link
+ * io.bloomstream.flink.BloomDedup}) with allowed lateness 0. Without retention, a row is returned
+ * only if no earlier row with its id was returned: a duplicate is never returned; a first
+ * occurrence is dropped only as a false positive, at a rate of at most {@code fpp} (the scalable
+ * growth keeps that rate past {@code expected_items}). With {@code retention} R on the event time
+ * of {@code on_time} (G generations of length L = R / (G - 1)): a row whose time is at or before
+ * the current watermark is <b>late</b> and dropped, neither judged nor remembered; of the other
+ * rows, two occurrences of an id less than R apart in event time are never both returned, in any
+ * order of arrival; an occurrence at least R + L away from every returned one is returned unless it
+ * is a false positive (rate at most fpp (2G - 1) / G for out-of-order rows). A key's state is freed
+ * by event-time timers once the watermark has passed its generations' end + R.
+ *
+ * <p><b>Late rows.</b> Flink 2.2 itself drops a row whose {@code on_time} is at or before the
+ * watermark before the function sees it (FLINK-39436, changed in a later Flink), silently: such
+ * rows are not counted in {@code bloomLate}. Should a row reach the function late (a later Flink),
+ * it is dropped and counted in {@code bloomLate}. An allowed lateness, which the DataStream
+ * operator has, cannot work here for that reason and is not an argument.
  *
  * <p><b>Bad rows.</b> A row whose id is NULL or empty (an empty string or empty bytes) is dropped
  * and counted in the metric {@code bloomRejected} (and logged: the first ten, then every 10,000th),
  * as the DataStream operator sends it to its rejected side output; so is, under retention, a row
- * without an event time. Every row is counted in exactly one of {@code bloomPassed}, {@code
- * bloomDuplicates}, {@code bloomLate} and {@code bloomRejected} (see {@link
+ * without an event time. Every row that reaches the function is counted in exactly one of {@code
+ * bloomPassed}, {@code bloomDuplicates}, {@code bloomLate} and {@code bloomRejected} (see {@link
  * io.bloomstream.flink.DedupMetrics}).
  *
  * <p><b>Arguments</b>, checked at planning time (a {@code ValidationException} naming the argument
  * and its value): {@code id_column} a literal naming a STRING, BYTES or integer column of the
- * input; {@code expected_items} a positive integer literal; {@code fpp} a literal in (0, 1); {@code
- * retention} a positive INTERVAL literal, only with {@code on_time}: Flink 2.2 gives process table
- * functions event-time timers only, so retention on processing time is rejected (the DataStream
- * operator has it); {@code allowed_lateness} and {@code generations} only with a retention.
+ * input; {@code expected_items} a positive INT literal; {@code fpp} a DECIMAL literal in (0, 1);
+ * {@code retention} a positive day-time INTERVAL literal, only with {@code on_time}: Flink 2.2
+ * gives process table functions event-time timers only, so a retention on processing time (which
+ * the DataStream operator has) is rejected; {@code generations} an INT literal from 2 to 46, only
+ * with a retention. Flink 2.2 passes scalar arguments to the function without casting them, so the
+ * literal types are strict (write {@code 0.01}, not {@code 1e-2}); a literal Flink cannot match to
+ * the declared type at all fails with Flink's own message listing the signature.
  *
  * <p><b>State</b> is the DataStream operator's layout: per key a {@code MapView} {@value
  * #PAGES_STATE} of pages (page key = generation slot, cascade stage and page index, as {@code
- * StateLayout.pageKey}; value the page's 64-bit words) and a row {@value #META_STATE} holding the
- * key's metadata (hash, generations, stages) as BYTES in the versioned format of {@code
- * FilterMetaSerializer}, beside the retention, allowed lateness and generations it was written
- * under. It is keyed by the partition key, so it rescales with Flink's key groups. A restore from a
- * savepoint keeps the state when the query keeps its {@code uid} (or, without one, its plan); a
- * restore may change {@code expected_items}, {@code fpp}, {@code retention}, {@code
- * allowed_lateness} and {@code generations} (existing stages keep their shape), but turning
- * retention on or off fails naming the field when a key is first read.
+ * StateLayout.pageKey}; value the page's 64-bit words, as {@code ARRAY<BIGINT>}) and a row {@value
+ * #META_STATE} holding the key's metadata (hash, generations, stages) as BYTES in the versioned
+ * format of {@code FilterMetaSerializer}, beside the retention and generations it was written under
+ * (a timer that fires after a restore, before any row reached the task, frees state under those).
+ * It is keyed by the partition key, so it rescales with Flink's key groups. A restore from a
+ * savepoint keeps the state when the query keeps its {@code uid}; it may change {@code
+ * expected_items}, {@code fpp}, {@code retention} and {@code generations} (existing stages keep
+ * their shape; a new retention applies from the restore on), but turning retention on or off fails
+ * naming the field when a key is first read.
  */
 @PublicEvolving
 @DataTypeHint("ROW<>")
@@ -95,7 +103,7 @@ public class BloomDedup extends ProcessTableFunction<Row> {
 
     /** The type of {@value #META_STATE}. */
     public static final String META_TYPE =
-            "ROW<filter BYTES, retention_ms BIGINT, lateness_ms BIGINT, generations INT>";
+            "ROW<filter BYTES, retention_ms BIGINT, generations INT>";
 
     private transient SqlDedupState state;
     private transient DedupStateViews.Meta meta;
@@ -110,6 +118,7 @@ public class BloomDedup extends ProcessTableFunction<Row> {
     @Override
     public void open(FunctionContext context) throws Exception {
         state = new SqlDedupState(context.getMetricGroup());
+        configuredByRow = false;
         meta = new DedupStateViews.Meta();
         pages = new DedupStateViews.Pages();
     }
@@ -130,21 +139,11 @@ public class BloomDedup extends ProcessTableFunction<Row> {
                             isOptional = true,
                             type = @DataTypeHint(DedupArguments.INTERVAL_TYPE))
                     Duration retention,
-            @ArgumentHint(
-                            name = DedupArguments.ALLOWED_LATENESS,
-                            isOptional = true,
-                            type = @DataTypeHint(DedupArguments.INTERVAL_TYPE))
-                    Duration allowedLateness,
             @ArgumentHint(name = DedupArguments.GENERATIONS, isOptional = true) Integer generations)
             throws Exception {
         if (!configuredByRow) {
             DedupConfig config =
-                    DedupArguments.config(
-                            expectedItems,
-                            fpp.doubleValue(),
-                            retention,
-                            allowedLateness,
-                            generations);
+                    DedupArguments.config(expectedItems, fpp.doubleValue(), retention, generations);
             state.configure(config, expectedItems, meta, pages);
             hasher = config.hasher();
             configure(ctx.tableSemanticsFor(DedupArguments.INPUT), idColumn);
@@ -153,6 +152,13 @@ public class BloomDedup extends ProcessTableFunction<Row> {
         DedupConfig config = state.config();
         bind(metaRow, pageView, config);
         state.recordIn();
+        System.err.println(
+                "DEBUGEVAL "
+                        + input
+                        + " t="
+                        + ctx.timeContext(Long.class).time()
+                        + " wm="
+                        + ctx.timeContext(Long.class).currentWatermark());
         Hash128 hash = hash(input.getField(idIndex));
         if (hash == null) {
             state.rejected("no id (null or empty) in column " + idColumn, input);
@@ -170,17 +176,9 @@ public class BloomDedup extends ProcessTableFunction<Row> {
             }
             Long wm = timeCtx.currentWatermark();
             long watermark = wm == null ? Long.MIN_VALUE : wm;
-            long lateness = config.allowedLateness().toMillis();
-            if (watermark != Long.MIN_VALUE && t <= minus(watermark, lateness)) {
-                state.late(
-                        "late: event time "
-                                + t
-                                + " is not after watermark "
-                                + watermark
-                                + " - allowed lateness "
-                                + lateness
-                                + " ms",
-                        input);
+            // Flink 2.2 drops such rows before eval() (FLINK-39436); later versions pass them.
+            if (watermark != Long.MIN_VALUE && t <= watermark) {
+                state.late("late: event time " + t + " is not after watermark " + watermark, input);
                 return;
             }
             time = t;
@@ -216,11 +214,7 @@ public class BloomDedup extends ProcessTableFunction<Row> {
     }
 
     private void bind(Row metaRow, MapView<Long, long[]> pageView, DedupConfig config) {
-        meta.bind(
-                metaRow,
-                config.retentionMillis(),
-                config.hasRetention() ? config.allowedLateness().toMillis() : 0,
-                config.generations());
+        meta.bind(metaRow, config.retentionMillis(), config.generations());
         pages.bind(pageView);
     }
 
@@ -229,12 +223,10 @@ public class BloomDedup extends ProcessTableFunction<Row> {
         if (metaRow.getField(DedupStateViews.FILTER) == null || retention == null) {
             return null;
         }
-        Long lateness = (Long) metaRow.getField(DedupStateViews.LATENESS_MS);
         Integer generations = (Integer) metaRow.getField(DedupStateViews.GENERATIONS);
         DedupConfig.Builder b = DedupConfig.builder();
         if (retention > 0) {
-            b.retention(Duration.ofMillis(retention), DedupConfig.TimeDomain.EVENT_TIME)
-                    .allowedLateness(Duration.ofMillis(lateness == null ? 0 : lateness));
+            b.retention(Duration.ofMillis(retention), DedupConfig.TimeDomain.EVENT_TIME);
             if (generations != null) {
                 b.generations(generations);
             }
@@ -290,11 +282,6 @@ public class BloomDedup extends ProcessTableFunction<Row> {
             out.setField(i, input.getField(outputColumns[i]));
         }
         return out;
-    }
-
-    private static long minus(long time, long millis) {
-        long r = time - millis;
-        return ((time ^ millis) & (time ^ r)) < 0 ? Long.MIN_VALUE : r;
     }
 
     @Override

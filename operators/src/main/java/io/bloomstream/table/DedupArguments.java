@@ -37,7 +37,6 @@ final class DedupArguments {
     static final String EXPECTED_ITEMS = "expected_items";
     static final String FPP = "fpp";
     static final String RETENTION = "retention";
-    static final String ALLOWED_LATENESS = "allowed_lateness";
     static final String GENERATIONS = "generations";
 
     /**
@@ -52,9 +51,8 @@ final class DedupArguments {
     static final int POS_EXPECTED_ITEMS = 2;
     static final int POS_FPP = 3;
     static final int POS_RETENTION = 4;
-    static final int POS_ALLOWED_LATENESS = 5;
-    static final int POS_GENERATIONS = 6;
-    static final int POS_ON_TIME = 7;
+    static final int POS_GENERATIONS = 5;
+    static final int POS_ON_TIME = 6;
 
     private DedupArguments() {}
 
@@ -65,11 +63,7 @@ final class DedupArguments {
      * @throws IllegalArgumentException naming the argument and its value
      */
     static DedupConfig config(
-            long expectedItems,
-            double fpp,
-            Duration retention,
-            Duration allowedLateness,
-            Integer generations) {
+            long expectedItems, double fpp, Duration retention, Integer generations) {
         if (expectedItems < 1) {
             throw bad(EXPECTED_ITEMS, "must be a positive INT", expectedItems);
         }
@@ -78,9 +72,6 @@ final class DedupArguments {
         }
         DedupConfig.Builder b = DedupConfig.builder().expectedItems(expectedItems).fpp(fpp);
         if (retention == null) {
-            if (allowedLateness != null) {
-                throw bad(ALLOWED_LATENESS, "needs a retention", allowedLateness);
-            }
             if (generations != null) {
                 throw bad(GENERATIONS, "needs a retention", generations);
             }
@@ -94,13 +85,6 @@ final class DedupArguments {
         } catch (IllegalArgumentException e) {
             throw bad(RETENTION, "must be from 1 ms to 100 years", retention);
         }
-        if (allowedLateness != null) {
-            try {
-                b.allowedLateness(allowedLateness);
-            } catch (IllegalArgumentException e) {
-                throw bad(ALLOWED_LATENESS, "must be from 0 to 100 years", allowedLateness);
-            }
-        }
         if (generations != null) {
             try {
                 b.generations(generations);
@@ -108,23 +92,7 @@ final class DedupArguments {
                 throw bad(GENERATIONS, e.getMessage().replace("generations ", ""), generations);
             }
         }
-        try {
-            return b.build();
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException(
-                    FUNCTION
-                            + ": arguments "
-                            + GENERATIONS
-                            + ", "
-                            + ALLOWED_LATENESS
-                            + " and "
-                            + RETENTION
-                            + " do not fit together: "
-                            + e.getMessage()
-                                    .replace("allowedLateness", ALLOWED_LATENESS)
-                                    .replace("lower generations", "lower " + GENERATIONS),
-                    e);
-        }
+        return b.build(); // generations and retention alone always fit (checked by the builder)
     }
 
     private static IllegalArgumentException bad(String argument, String rule, Object value) {
@@ -241,14 +209,12 @@ final class DedupArguments {
                 throw bad(FPP, "must be in (0, 1)", "NULL");
             }
             Duration retention = interval(call, POS_RETENTION, RETENTION);
-            Duration lateness = interval(call, POS_ALLOWED_LATENESS, ALLOWED_LATENESS);
             BigDecimal generations =
                     typed(call, POS_GENERATIONS, GENERATIONS, LogicalTypeRoot.INTEGER, "an INT");
             config(
                     items.longValue(),
                     fpp.doubleValue(),
                     retention,
-                    lateness,
                     generations == null ? null : generations.intValue());
             // Code generation checks the call again without the system arguments: on_time was
             // checked at validation.
@@ -358,7 +324,6 @@ final class DedupArguments {
                             Signature.Argument.of(EXPECTED_ITEMS, "BIGINT"),
                             Signature.Argument.of(FPP, "DOUBLE"),
                             Signature.Argument.of(RETENTION, "INTERVAL (optional)"),
-                            Signature.Argument.of(ALLOWED_LATENESS, "INTERVAL (optional)"),
                             Signature.Argument.of(GENERATIONS, "INT (optional)")));
         }
     }

@@ -23,30 +23,26 @@ final class DedupStateViews {
     // Fields of the meta state row (see BloomDedup#META_TYPE).
     static final int FILTER = 0;
     static final int RETENTION_MS = 1;
-    static final int LATENESS_MS = 2;
-    static final int GENERATIONS = 3;
+    static final int GENERATIONS = 2;
 
     private DedupStateViews() {}
 
     /**
      * The key's {@link FilterMeta} in the BYTES field of the meta state row, in the format of
      * {@link FilterMetaSerializer} (which starts with its layout version). Each write also records
-     * the retention, allowed lateness and generations of the config, so that a timer firing after a
-     * restore, before any row reached the function, frees state under the config it was written
-     * with.
+     * the retention and generations of the config, so that a timer firing after a restore, before
+     * any row reached the function, frees state under the config it was written with.
      */
     static final class Meta implements ValueState<FilterMeta> {
         private final DataOutputSerializer out = new DataOutputSerializer(256);
         private final DataInputDeserializer in = new DataInputDeserializer();
         private Row row;
         private long retentionMillis;
-        private long latenessMillis;
         private int generations;
 
-        void bind(Row row, long retentionMillis, long latenessMillis, int generations) {
+        void bind(Row row, long retentionMillis, int generations) {
             this.row = row;
             this.retentionMillis = retentionMillis;
-            this.latenessMillis = latenessMillis;
             this.generations = generations;
         }
 
@@ -66,7 +62,6 @@ final class DedupStateViews {
             FilterMetaSerializer.INSTANCE.serialize(meta, out);
             row.setField(FILTER, out.getCopyOfBuffer());
             row.setField(RETENTION_MS, retentionMillis);
-            row.setField(LATENESS_MS, latenessMillis);
             row.setField(GENERATIONS, generations);
         }
 

@@ -40,7 +40,6 @@ class BloomDedupArgumentsTest {
                         dedup(
                                 "id_column => 'id', expected_items => 1000, fpp => 0.01,"
                                         + " retention => INTERVAL '1' DAY,"
-                                        + " allowed_lateness => INTERVAL '5' SECOND,"
                                         + " generations => 3, on_time => DESCRIPTOR(ts),"
                                         + " uid => 'dedup'"));
         assertThat(plan).contains("BLOOM_DEDUP");
@@ -78,13 +77,8 @@ class BloomDedupArgumentsTest {
                         + " retention => INTERVAL '1' YEAR, on_time => DESCRIPTOR(ts)"
                         + " | retention => INTERVAL | No match found",
                 "id_column => 'id', expected_items => 10, fpp => 0.01,"
-                        + " allowed_lateness => INTERVAL '1' SECOND | argument allowed_lateness | PT1S",
-                "id_column => 'id', expected_items => 10, fpp => 0.01,"
                         + " retention => INTERVAL '1' DAY, on_time => DESCRIPTOR(ts),"
                         + " generations => 1 | argument generations | 1",
-                "id_column => 'id', expected_items => 10, fpp => 0.01,"
-                        + " retention => INTERVAL '1' SECOND, on_time => DESCRIPTOR(ts),"
-                        + " allowed_lateness => INTERVAL '1' HOUR | allowed_lateness PT1H | generations",
             })
     void badArgumentFailsAtPlanningNamingIt(String args, String argument, String value) {
         assertThatThrownBy(() -> t.explainSql(dedup(args)))
