@@ -1,6 +1,7 @@
 package io.bloomstream.table;
 
 import io.bloomstream.filter.Hasher;
+import io.bloomstream.filter.Wtf8;
 import io.bloomstream.flink.DedupConfig;
 import java.util.ArrayList;
 import java.util.List;
@@ -31,9 +32,10 @@ import org.apache.flink.table.types.logical.LogicalTypeFamily;
  *     expected_items => 1000, fpp => 0.01);  -- 1000 ids per shard: 1024 x 1000 in total
  * }</pre>
  *
- * <p>{@code value} is a {@code STRING} (hashed as UTF-8), a {@code BYTES} value or an integer
- * ({@code TINYINT} to {@code BIGINT}, hashed as a BIGINT); {@code shards} an {@code INT}, by
- * default {@value #DEFAULT_SHARDS} ({@link DedupConfig#DEFAULT_SHARDS}, as the DataStream global
+ * <p>{@code value} is a {@code STRING} (hashed as its UTF-8 bytes, so a string and its UTF-8 {@code
+ * BYTES} share a shard; lone surrogates as {@link Wtf8} encodes them), a {@code BYTES} value or an
+ * integer ({@code TINYINT} to {@code BIGINT}, hashed as a BIGINT); {@code shards} an {@code INT},
+ * by default {@value #DEFAULT_SHARDS} ({@link DedupConfig#DEFAULT_SHARDS}, as the DataStream global
  * dedup). A NULL value or NULL shard count gives NULL. A shard count that is not positive fails: at
  * planning time when it is a literal, otherwise when the row is processed (an {@link
  * IllegalArgumentException} naming {@code shards}).
@@ -68,9 +70,11 @@ public class BloomShard extends ScalarFunction {
 
     /** The shard of a string value among {@code shards}. */
     public Integer eval(String value, Integer shards) {
-        return value == null || shards == null
-                ? null
-                : reduce(HASHER.hash64(value), checkShards(shards));
+        if (value == null || shards == null) {
+            return null;
+        }
+        byte[] utf8 = Wtf8.encode(value); // as BYTES of the same text: the same shard
+        return reduce(HASHER.hash64(utf8, 0, utf8.length), checkShards(shards));
     }
 
     /** The shard of a bytes value. */
