@@ -57,6 +57,7 @@ final class KeyedFilterState {
     private final int domain;
     private final long retentionMillis;
     private final long latenessMillis;
+    private final int metaCacheKeys;
 
     private final Map<Object, FilterMeta> metaCache =
             new LinkedHashMap<>(256, 0.75f, true) {
@@ -64,7 +65,7 @@ final class KeyedFilterState {
 
                 @Override
                 protected boolean removeEldestEntry(Map.Entry<Object, FilterMeta> e) {
-                    return size() > META_CACHE_KEYS;
+                    return size() > metaCacheKeys;
                 }
             };
     private boolean warnedCapacity;
@@ -77,7 +78,7 @@ final class KeyedFilterState {
     private KeyCache.Entry entry;
 
     /** This run's id, recorded in each key it counts (see {@link FilterMeta#countedBy}). */
-    private final long run = newRunId();
+    private final long run;
 
     KeyedFilterState(
             DedupConfig config,
@@ -85,13 +86,12 @@ final class KeyedFilterState {
             ValueState<FilterMeta> metaState,
             MapState<Long, long[]> pages,
             DedupMetrics metrics) {
-        this(config, itemsPerKey, metaState, pages, metrics, null);
+        this(config, itemsPerKey, metaState, pages, metrics, null, META_CACHE_KEYS, newRunId());
     }
 
     /**
-     * @param keys switches the backend's current key, for the write-back cache of {@link
-     *     DedupConfig#cacheBytes()} bytes; null (or a budget of 0) reads and writes state on every
-     *     event
+     * As above, with the write-back cache of {@link DedupConfig#cacheBytes()} bytes when {@code
+     * keys} (which switches the backend's current key) is given.
      */
     KeyedFilterState(
             DedupConfig config,
@@ -100,10 +100,49 @@ final class KeyedFilterState {
             MapState<Long, long[]> pages,
             DedupMetrics metrics,
             org.apache.flink.streaming.api.operators.KeyContext keys) {
+        this(config, itemsPerKey, metaState, pages, metrics, keys, META_CACHE_KEYS, newRunId());
+    }
+
+    /**
+     * As above, caching the metadata of at most {@code metaCacheKeys} keys (0 when the caller
+     * cannot name the current key on every call, as the SQL function's timers cannot, so that every
+     * call reads the metadata from {@code metaState}), as run {@code run} (see {@link #newRunId}; a
+     * caller that replaces this object within one run passes the same id, so that no key's pages
+     * are counted twice).
+     */
+    KeyedFilterState(
+            DedupConfig config,
+            long itemsPerKey,
+            ValueState<FilterMeta> metaState,
+            MapState<Long, long[]> pages,
+            DedupMetrics metrics,
+            int metaCacheKeys,
+            long run) {
+        this(config, itemsPerKey, metaState, pages, metrics, null, metaCacheKeys, run);
+    }
+
+    /**
+     * @param keys switches the backend's current key, for the write-back cache of {@link
+     *     DedupConfig#cacheBytes()} bytes; null (or a budget of 0) reads and writes state on every
+     *     event
+     * @param metaCacheKeys without the write-back cache: how many keys' metadata to keep
+     * @param run this run's id
+     */
+    KeyedFilterState(
+            DedupConfig config,
+            long itemsPerKey,
+            ValueState<FilterMeta> metaState,
+            MapState<Long, long[]> pages,
+            DedupMetrics metrics,
+            org.apache.flink.streaming.api.operators.KeyContext keys,
+            int metaCacheKeys,
+            long run) {
         this.cache =
                 keys == null || config.cacheBytes() == 0
                         ? null
                         : new KeyCache(config.cacheBytes(), keys, metaState, pages);
+        this.metaCacheKeys = metaCacheKeys;
+        this.run = run;
         this.config = config;
         this.shapes = new StageShapes(config, itemsPerKey);
         this.hasher = config.hasher();

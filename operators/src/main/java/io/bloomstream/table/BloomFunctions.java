@@ -24,7 +24,9 @@ public final class BloomFunctions {
 
     private static Map<String, Class<? extends UserDefinedFunction>> functions() {
         Map<String, Class<? extends UserDefinedFunction>> all = new LinkedHashMap<>();
-        // one line per function: all.put("BLOOM_SHARD", BloomShard.class);
+        // one line per function
+        all.put("BLOOM_DEDUP", BloomDedup.class);
+        all.put("BLOOM_SHARD", BloomShard.class);
         return Collections.unmodifiableMap(all);
     }
 

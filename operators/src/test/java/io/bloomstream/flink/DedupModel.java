@@ -18,10 +18,10 @@ import java.util.Map;
  * granularity). Under event time, an event with t + A &lt;= W (A the allowed lateness, W the last
  * watermark) is late, and is neither judged nor remembered.
  */
-final class DedupModel {
+public final class DedupModel {
 
     /** What the operator may do with one event. */
-    enum Expect {
+    public enum Expect {
         /** A clear first: main output, or dropped as a false positive (counted). */
         FIRST,
         /** A duplicate within the retention: must not pass. */
@@ -35,7 +35,7 @@ final class DedupModel {
     }
 
     /** Where the operator sent one event. */
-    enum Outcome {
+    public enum Outcome {
         PASSED,
         DUPLICATE,
         LATE,
@@ -43,7 +43,7 @@ final class DedupModel {
     }
 
     /** Whether the outcome is one the expectation allows (a false positive on FIRST is allowed). */
-    static boolean allowed(Expect expect, Outcome outcome) {
+    public static boolean allowed(Expect expect, Outcome outcome) {
         switch (expect) {
             case FIRST:
             case EITHER:
@@ -82,20 +82,20 @@ final class DedupModel {
     private DedupConfig config;
     private long watermark = Long.MIN_VALUE;
 
-    DedupModel(DedupConfig config) {
+    public DedupModel(DedupConfig config) {
         this.config = config;
     }
 
-    DedupConfig config() {
+    public DedupConfig config() {
         return config;
     }
 
     /** The last watermark the operator received. */
-    long watermark() {
+    public long watermark() {
         return watermark;
     }
 
-    void watermark(long watermark) {
+    public void watermark(long watermark) {
         this.watermark = Math.max(this.watermark, watermark);
     }
 
@@ -119,7 +119,7 @@ final class DedupModel {
      * configs in force since it passed: after a change of R only occurrences within min(oldR, newR)
      * must still be dropped, ids the operator has already forgotten may stay forgotten.
      */
-    void changeConfig(DedupConfig newConfig) {
+    public void changeConfig(DedupConfig newConfig) {
         this.config = newConfig;
         long must = mustWithin();
         long may = mayWithin();
@@ -137,7 +137,7 @@ final class DedupModel {
      * What the operator may do with an event of {@code key} and {@code id} with timestamp {@code
      * timestamp} (null: none), arriving at processing time {@code processingTime}.
      */
-    Expect expect(String key, String id, Long timestamp, long processingTime) {
+    public Expect expect(String key, String id, Long timestamp, long processingTime) {
         boolean late =
                 eventTime()
                         && timestamp != null
@@ -163,7 +163,8 @@ final class DedupModel {
     }
 
     /** Records what the operator did with a judged event. */
-    void record(String key, String id, Long timestamp, long processingTime, Outcome outcome) {
+    public void record(
+            String key, String id, Long timestamp, long processingTime, Outcome outcome) {
         if (outcome != Outcome.PASSED) {
             return;
         }
@@ -183,7 +184,7 @@ final class DedupModel {
      * The bound on the false-positive rate of one clear first: fpp, or fpp (2G - 1) / G under event
      * time, where disorder can make the operator probe up to 2G - 1 generations of fpp / G each.
      */
-    double falsePositiveBound() {
+    public double falsePositiveBound() {
         int g = config.generations();
         return eventTime() ? config.fpp() * (2 * g - 1) / g : config.fpp();
     }

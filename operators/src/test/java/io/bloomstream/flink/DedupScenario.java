@@ -14,28 +14,28 @@ import net.jqwik.api.Tuple;
  * advances, restores), all shrinkable. Times are in milliseconds; the scenario keeps a clock {@code
  * now} that events and advances move forward, and event timestamps are drawn around it.
  */
-record DedupScenario(Base base, int parallelism, List<Step> steps) {
+public record DedupScenario(Base base, int parallelism, List<Step> steps) {
 
     /** Keys with skew: k0 gets about half of the events. */
-    static final int KEYS = 5;
+    public static final int KEYS = 5;
 
     /** Ids come from a small alphabet, biased to small numbers, so that repeats are common. */
-    static final int IDS = 50;
+    public static final int IDS = 50;
 
     /** The clock's start: event timestamps stay positive. */
-    static final long START = 100_000;
+    public static final long START = 100_000;
 
     /** Far-future offsets of an event's timestamp from the clock. */
-    static final long[] FAR_FUTURE = {1_000_000_000L, 1_000_000_000_000L};
+    public static final long[] FAR_FUTURE = {1_000_000_000L, 1_000_000_000_000L};
 
-    enum Mode {
+    public enum Mode {
         NO_RETENTION,
         EVENT_TIME,
         PROCESSING_TIME
     }
 
     /** The initial config. */
-    record Base(
+    public record Base(
             Mode mode,
             long retentionMillis,
             int generations,
@@ -49,7 +49,7 @@ record DedupScenario(Base base, int parallelism, List<Step> steps) {
             long cacheBytes) {
 
         /** A copy to change one field of. */
-        Copy copy() {
+        public Copy copy() {
             Copy c = new Copy();
             c.mode = mode;
             c.retentionMillis = retentionMillis;
@@ -66,7 +66,7 @@ record DedupScenario(Base base, int parallelism, List<Step> steps) {
         }
 
         /** Global mode (the function gets the shard count) when shards is positive. */
-        boolean global() {
+        public boolean global() {
             return shards > 0;
         }
 
@@ -74,13 +74,13 @@ record DedupScenario(Base base, int parallelism, List<Step> steps) {
          * The allowed lateness, at most what the config allows: (G - 1)(1 + A/R) + 2 generation
          * slots for on-time events within {@link DedupConfig#MAX_ON_TIME_GENERATIONS}.
          */
-        long lateness() {
+        public long lateness() {
             long l = (retentionMillis + generations - 2) / (generations - 1);
             long most = (DedupConfig.MAX_ON_TIME_GENERATIONS - 2) * l - retentionMillis;
             return Math.min(latenessMillis, most);
         }
 
-        DedupConfig config() {
+        public DedupConfig config() {
             DedupConfig.Builder b =
                     DedupConfig.builder()
                             .expectedItems(expectedItems)
@@ -109,7 +109,7 @@ record DedupScenario(Base base, int parallelism, List<Step> steps) {
     }
 
     /** The fields of a {@link Base}, to change some of them. */
-    static final class Copy {
+    public static final class Copy {
         Mode mode;
         long retentionMillis;
         int generations;
@@ -122,7 +122,7 @@ record DedupScenario(Base base, int parallelism, List<Step> steps) {
         long seed;
         long cacheBytes;
 
-        Base build() {
+        public Base build() {
             return new Base(
                     mode,
                     retentionMillis,
@@ -139,10 +139,10 @@ record DedupScenario(Base base, int parallelism, List<Step> steps) {
     }
 
     /** One step of a scenario. */
-    sealed interface Step permits Event, Burst, Flood, Watermark, Advance, Restore {}
+    public sealed interface Step permits Event, Burst, Flood, Watermark, Advance, Restore {}
 
     /** Where an event's timestamp lies. */
-    enum Stamp {
+    public enum Stamp {
         /** now + offset: bounded disorder. */
         AROUND,
         /** now - offset * 8: behind the watermark unless the lateness covers it. */
@@ -154,26 +154,26 @@ record DedupScenario(Base base, int parallelism, List<Step> steps) {
     }
 
     /** One event: moves the clock by {@code advance}, then arrives. Id -1 is the empty id. */
-    record Event(int key, int id, Stamp stamp, long advance, int offset) implements Step {}
+    public record Event(int key, int id, Stamp stamp, long advance, int offset) implements Step {}
 
     /** Several events of one key, each {@code lag} behind the clock (a burst of late events). */
-    record Burst(int key, List<Integer> ids, long lag) implements Step {}
+    public record Burst(int key, List<Integer> ids, long lag) implements Step {}
 
     /**
      * {@code count} events of one key at the clock with ids f{from} to f{from + count - 1}: fills
      * the key's filter past its expected items so that false positives occur (scalable growth only:
      * a fixed filter past capacity is allowed to exceed its rate). Overlapping floods repeat ids.
      */
-    record Flood(int key, int from, int count) implements Step {}
+    public record Flood(int key, int from, int count) implements Step {}
 
     /** A watermark {@code lag} behind the clock, sent when it is above the last one. */
-    record Watermark(long lag) implements Step {}
+    public record Watermark(long lag) implements Step {}
 
     /** Moves the clock (and the processing time) forward. */
-    record Advance(long millis) implements Step {}
+    public record Advance(long millis) implements Step {}
 
     /** What a restore changes in the config. */
-    enum Change {
+    public enum Change {
         NONE,
         // sound: the job continues
         EXPECTED_ITEMS,
@@ -189,7 +189,7 @@ record DedupScenario(Base base, int parallelism, List<Step> steps) {
         RETENTION_ON_OFF,
         SHARDS;
 
-        boolean sound() {
+        public boolean sound() {
             return ordinal() <= ALLOWED_LATENESS.ordinal();
         }
     }
@@ -198,9 +198,9 @@ record DedupScenario(Base base, int parallelism, List<Step> steps) {
      * Snapshot every subtask, then restore at {@code parallelism} (a rescale when it differs) with
      * the config changed by {@code change} ({@code value} picks the new value).
      */
-    record Restore(int parallelism, Change change, int value) implements Step {}
+    public record Restore(int parallelism, Change change, int value) implements Step {}
 
-    static Arbitrary<DedupScenario> scenarios(int maxSteps) {
+    public static Arbitrary<DedupScenario> scenarios(int maxSteps) {
         return Combinators.combine(
                         bases(),
                         Arbitraries.of(1, 2),

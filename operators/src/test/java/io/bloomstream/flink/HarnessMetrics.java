@@ -21,12 +21,12 @@ import org.apache.flink.runtime.operators.testutils.MockEnvironmentBuilder;
  * would. One instance per harness (per run: a restore gets a new one, as a restarted task does);
  * close it after the harness (the harness does not close an environment it was given).
  */
-final class HarnessMetrics implements AutoCloseable {
+public final class HarnessMetrics implements AutoCloseable {
 
     private final Map<String, Metric> operatorMetrics = new ConcurrentHashMap<>();
     private final MockEnvironment environment;
 
-    HarnessMetrics(int maxParallelism, int parallelism, int subtask) {
+    public HarnessMetrics(int maxParallelism, int parallelism, int subtask) {
         TestingMetricRegistry registry =
                 TestingMetricRegistry.builder()
                         .setRegisterConsumer(
@@ -60,7 +60,7 @@ final class HarnessMetrics implements AutoCloseable {
         environment.close();
     }
 
-    MockEnvironment environment() {
+    public MockEnvironment environment() {
         return environment;
     }
 
@@ -74,7 +74,7 @@ final class HarnessMetrics implements AutoCloseable {
     }
 
     /** The count of the counter {@code name}. */
-    long count(String name) {
+    public long count(String name) {
         return ((Counter) metric(name)).getCount();
     }
 
@@ -84,7 +84,7 @@ final class HarnessMetrics implements AutoCloseable {
     }
 
     /** A read of a numeric gauge. */
-    double number(String name) {
+    public double number(String name) {
         return ((Number) gauge(name)).doubleValue();
     }
 }

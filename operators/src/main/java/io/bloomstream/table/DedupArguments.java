@@ -1,0 +1,330 @@
+package io.bloomstream.table;
+
+import io.bloomstream.flink.DedupConfig;
+import java.math.BigDecimal;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.table.api.DataTypes;
+import org.apache.flink.table.functions.FunctionDefinition;
+import org.apache.flink.table.functions.TableSemantics;
+import org.apache.flink.table.types.DataType;
+import org.apache.flink.table.types.inference.ArgumentCount;
+import org.apache.flink.table.types.inference.CallContext;
+import org.apache.flink.table.types.inference.ConstantArgumentCount;
+import org.apache.flink.table.types.inference.InputTypeStrategy;
+import org.apache.flink.table.types.inference.Signature;
+import org.apache.flink.table.types.inference.utils.CastCallContext;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.LogicalTypeFamily;
+import org.apache.flink.table.types.logical.LogicalTypeRoot;
+import org.apache.flink.table.types.logical.utils.LogicalTypeUtils;
+import org.apache.flink.types.ColumnList;
+
+/**
+ * The arguments of {@code BLOOM_DEDUP}: their positions, their checks at planning time (each
+ * failure names the argument and its value) and the {@link DedupConfig} they make, the same at
+ * planning time and at run time.
+ */
+@Internal
+final class DedupArguments {
+
+    static final String FUNCTION = "BLOOM_DEDUP";
+    static final String INPUT = "input";
+    static final String ID_COLUMN = "id_column";
+    static final String EXPECTED_ITEMS = "expected_items";
+    static final String FPP = "fpp";
+    static final String RETENTION = "retention";
+    static final String GENERATIONS = "generations";
+
+    /**
+     * The type of interval arguments: the type Flink gives every day-time interval literal, so that
+     * no cast is needed (Flink 2.2 cannot plan a cast of an interval argument).
+     */
+    static final String INTERVAL_TYPE = "INTERVAL SECOND(3)";
+
+    // Positions in the call: the declared arguments, then the system arguments on_time and uid.
+    static final int POS_INPUT = 0;
+    static final int POS_ID_COLUMN = 1;
+    static final int POS_EXPECTED_ITEMS = 2;
+    static final int POS_FPP = 3;
+    static final int POS_RETENTION = 4;
+    static final int POS_GENERATIONS = 5;
+    static final int POS_ON_TIME = 6;
+
+    private DedupArguments() {}
+
+    /**
+     * The config of a call; the Java names of the builder in its messages are replaced by the SQL
+     * argument names.
+     *
+     * @throws IllegalArgumentException naming the argument and its value
+     */
+    static DedupConfig config(
+            long expectedItems, double fpp, Duration retention, Integer generations) {
+        if (expectedItems < 1) {
+            throw bad(EXPECTED_ITEMS, "must be a positive INT", expectedItems);
+        }
+        if (!(fpp > 0 && fpp < 1)) {
+            throw bad(FPP, "must be in (0, 1)", fpp);
+        }
+        DedupConfig.Builder b = DedupConfig.builder().expectedItems(expectedItems).fpp(fpp);
+        if (retention == null) {
+            if (generations != null) {
+                throw bad(GENERATIONS, "needs a retention", generations);
+            }
+            return b.build();
+        }
+        if (retention.isNegative() || retention.toMillis() < 1) {
+            throw bad(RETENTION, "must be a positive interval of at least 1 ms", retention);
+        }
+        try {
+            b.retention(retention, DedupConfig.TimeDomain.EVENT_TIME);
+        } catch (IllegalArgumentException e) {
+            throw bad(RETENTION, "must be from 1 ms to 100 years", retention);
+        }
+        if (generations != null) {
+            try {
+                b.generations(generations);
+            } catch (IllegalArgumentException e) {
+                throw bad(GENERATIONS, e.getMessage().replace("generations ", ""), generations);
+            }
+        }
+        return b.build(); // generations and retention alone always fit (checked by the builder)
+    }
+
+    private static IllegalArgumentException bad(String argument, String rule, Object value) {
+        return new IllegalArgumentException(
+                FUNCTION + ": argument " + argument + " " + rule + ", was " + value);
+    }
+
+    /** The logical type of an id column, or null if ids cannot be of that type. */
+    static IdKind idKind(LogicalType type) {
+        if (type.is(LogicalTypeFamily.CHARACTER_STRING)) {
+            return IdKind.STRING;
+        } else if (type.is(LogicalTypeFamily.BINARY_STRING)) {
+            return IdKind.BYTES;
+        } else if (type.is(LogicalTypeFamily.INTEGER_NUMERIC)) {
+            return IdKind.INTEGER;
+        }
+        return null;
+    }
+
+    /** How an id column is hashed: as the DataStream operator's {@code IdSelector}s do. */
+    enum IdKind {
+        STRING,
+        BYTES,
+        INTEGER
+    }
+
+    /**
+     * The function's own output columns: every column of the input but the PARTITION BY columns
+     * (which the framework puts first), with time attributes made plain timestamps (the framework
+     * appends {@code rowtime} when {@code on_time} is given).
+     */
+    static Optional<DataType> outputType(CallContext call) {
+        DataType input = call.getArgumentDataTypes().get(POS_INPUT);
+        int[] keys =
+                call.getTableSemantics(POS_INPUT)
+                        .map(TableSemantics::partitionByColumns)
+                        .orElse(new int[0]);
+        List<String> names = DataType.getFieldNames(input);
+        List<DataType> types = DataType.getFieldDataTypes(input);
+        List<DataTypes.Field> fields = new ArrayList<>();
+        for (int i = 0; i < names.size(); i++) {
+            if (!contains(keys, i)) {
+                LogicalType plain =
+                        LogicalTypeUtils.removeTimeAttributes(types.get(i).getLogicalType());
+                fields.add(DataTypes.FIELD(names.get(i), DataTypes.of(plain)));
+            }
+        }
+        return Optional.of(DataTypes.ROW(fields).notNull());
+    }
+
+    static boolean contains(int[] values, int value) {
+        for (int v : values) {
+            if (v == value) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The planning-time checks; the types are left as they are (the static signature's). */
+    static final class Checks implements InputTypeStrategy {
+
+        @Override
+        public ArgumentCount getArgumentCount() {
+            return ConstantArgumentCount.any();
+        }
+
+        @Override
+        public Optional<List<DataType>> inferInputTypes(CallContext call, boolean throwOnFailure) {
+            try {
+                check(uncast(call));
+            } catch (IllegalArgumentException | IllegalStateException e) {
+                return call.fail(throwOnFailure, "%s", e.getMessage());
+            }
+            return Optional.of(call.getArgumentDataTypes());
+        }
+
+        private static void check(CallContext call) {
+            List<DataType> args = call.getArgumentDataTypes();
+            DataType input = args.get(POS_INPUT);
+            String id = literal(call, POS_ID_COLUMN, ID_COLUMN, String.class);
+            if (id == null) {
+                throw bad(ID_COLUMN, "must be a column name", "NULL");
+            }
+            List<String> names = DataType.getFieldNames(input);
+            int index = names.indexOf(id);
+            if (index < 0) {
+                throw bad(ID_COLUMN, "must name a column of the input " + names, "'" + id + "'");
+            }
+            LogicalType idType = DataType.getFieldDataTypes(input).get(index).getLogicalType();
+            if (idKind(idType) == null) {
+                throw bad(
+                        ID_COLUMN,
+                        "must name a STRING, BYTES or integer column",
+                        "'" + id + "' of type " + idType.asSummaryString());
+            }
+            // Flink 2.2 passes scalar literals of a process table function to eval() uncast, so
+            // each
+            // must already have the internal type of its parameter (an INT for an INT, any DECIMAL
+            // for a DECIMAL, any day-time interval for a Duration).
+            BigDecimal items =
+                    typed(
+                            call,
+                            POS_EXPECTED_ITEMS,
+                            EXPECTED_ITEMS,
+                            LogicalTypeRoot.INTEGER,
+                            "an INT");
+            if (items == null) {
+                throw bad(EXPECTED_ITEMS, "must be a positive INT", "NULL");
+            }
+            BigDecimal fpp =
+                    typed(call, POS_FPP, FPP, LogicalTypeRoot.DECIMAL, "a DECIMAL like 0.01");
+            if (fpp == null) {
+                throw bad(FPP, "must be in (0, 1)", "NULL");
+            }
+            Duration retention = interval(call, POS_RETENTION, RETENTION);
+            BigDecimal generations =
+                    typed(call, POS_GENERATIONS, GENERATIONS, LogicalTypeRoot.INTEGER, "an INT");
+            config(
+                    items.longValue(),
+                    fpp.doubleValue(),
+                    retention,
+                    generations == null ? null : generations.intValue());
+            // Code generation checks the call again without the system arguments: on_time was
+            // checked at validation.
+            boolean systemArgs = call.getArgumentDataTypes().size() > POS_ON_TIME;
+            if (retention != null && systemArgs && !hasOnTime(call)) {
+                throw bad(
+                        RETENTION,
+                        "needs on_time => DESCRIPTOR(time_column): retention is on event time"
+                                + " only (Flink 2.2 gives process table functions no"
+                                + " processing-time timers)",
+                        retention);
+            }
+        }
+
+        /**
+         * The call as written. Flink passes the checks of a function with a static signature a
+         * {@link CastCallContext}, which hides the value of every literal that needs a cast to the
+         * declared type (an INT literal for a BIGINT argument, a DECIMAL one for a DOUBLE): the
+         * values are read from the context it wraps. Should a later Flink rename that field, the
+         * checks fail with a message saying so (a test runs them), never pass silently.
+         */
+        private static CallContext uncast(CallContext call) {
+            if (!(call instanceof CastCallContext)) {
+                return call;
+            }
+            try {
+                java.lang.reflect.Field f =
+                        CastCallContext.class.getDeclaredField("originalContext");
+                f.setAccessible(true);
+                return (CallContext) f.get(call);
+            } catch (ReflectiveOperationException | RuntimeException e) {
+                throw new IllegalStateException(
+                        FUNCTION
+                                + ": cannot read the call's literal arguments from "
+                                + call.getClass().getName()
+                                + " in this Flink version",
+                        e);
+            }
+        }
+
+        private static boolean hasOnTime(CallContext call) {
+            return !call.isArgumentNull(POS_ON_TIME)
+                    && call.getArgumentValue(POS_ON_TIME, ColumnList.class)
+                            .map(c -> !c.getNames().isEmpty())
+                            .orElse(false);
+        }
+
+        /** A literal argument's value, or null if the argument is absent or NULL. */
+        private static <T> T literal(CallContext call, int pos, String name, Class<T> type) {
+            if (call.isArgumentNull(pos)) {
+                return null;
+            }
+            if (!call.isArgumentLiteral(pos)) {
+                System.err.println(
+                        "DEBUG "
+                                + pos
+                                + " "
+                                + call.getClass()
+                                + " "
+                                + call.getArgumentValue(pos, type)
+                                + " "
+                                + call.getArgumentValue(pos, Object.class));
+                throw bad(name, "must be a literal", "an expression");
+            }
+            return call.getArgumentValue(pos, type)
+                    .orElseThrow(
+                            () ->
+                                    bad(
+                                            name,
+                                            "has the wrong type",
+                                            call.getArgumentDataTypes().get(pos)));
+        }
+
+        private static Duration interval(CallContext call, int pos, String name) {
+            if (call.isArgumentNull(pos)) {
+                return null;
+            }
+            LogicalType type = call.getArgumentDataTypes().get(pos).getLogicalType();
+            if (!type.is(LogicalTypeRoot.INTERVAL_DAY_TIME)) {
+                throw bad(
+                        name,
+                        "must be a day-time INTERVAL literal like INTERVAL '1' DAY",
+                        type.asSummaryString());
+            }
+            return literal(call, pos, name, Duration.class);
+        }
+
+        /** A numeric literal of the given type root, or null if absent or NULL. */
+        private static BigDecimal typed(
+                CallContext call, int pos, String name, LogicalTypeRoot root, String what) {
+            if (call.isArgumentNull(pos)) {
+                return null;
+            }
+            LogicalType type = call.getArgumentDataTypes().get(pos).getLogicalType();
+            if (!type.is(root)) {
+                throw bad(name, "must be " + what + " literal", type.asSummaryString());
+            }
+            return literal(call, pos, name, BigDecimal.class);
+        }
+
+        @Override
+        public List<Signature> getExpectedSignatures(FunctionDefinition definition) {
+            return List.of(
+                    Signature.of(
+                            Signature.Argument.of(INPUT, "TABLE PARTITION BY key"),
+                            Signature.Argument.of(ID_COLUMN, "STRING"),
+                            Signature.Argument.of(EXPECTED_ITEMS, "BIGINT"),
+                            Signature.Argument.of(FPP, "DOUBLE"),
+                            Signature.Argument.of(RETENTION, "INTERVAL (optional)"),
+                            Signature.Argument.of(GENERATIONS, "INT (optional)")));
+        }
+    }
+}

@@ -1,0 +1,116 @@
+package io.bloomstream.table;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import org.apache.flink.table.api.EnvironmentSettings;
+import org.apache.flink.table.api.TableEnvironment;
+import org.apache.flink.table.api.ValidationException;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * Tests that bad arguments of {@link BloomDedup} and {@link BloomShard} fail at planning time with
+ * a message naming the argument (the queries are only planned, never run).
+ */
+class BloomDedupArgumentsTest {
+
+    private static TableEnvironment t;
+
+    @BeforeAll
+    static void setUp() {
+        t = TableEnvironment.create(EnvironmentSettings.inStreamingMode());
+        BloomFunctions.registerAll(t);
+        t.executeSql(
+                "CREATE TEMPORARY TABLE events (k STRING, id STRING, n BIGINT, x DOUBLE,"
+                        + " ts TIMESTAMP_LTZ(3), WATERMARK FOR ts AS ts)"
+                        + " WITH ('connector' = 'datagen')");
+    }
+
+    private static String dedup(String args) {
+        return "SELECT * FROM BLOOM_DEDUP(input => TABLE events PARTITION BY k, " + args + ")";
+    }
+
+    @Test
+    void plansAGoodCall() {
+        String plan =
+                t.explainSql(
+                        dedup(
+                                "id_column => 'id', expected_items => 1000, fpp => 0.01,"
+                                        + " retention => INTERVAL '1' DAY,"
+                                        + " generations => 3, on_time => DESCRIPTOR(ts),"
+                                        + " uid => 'dedup'"));
+        assertThat(plan).contains("BLOOM_DEDUP");
+        assertThat(
+                        t.sqlQuery(dedup("id_column => 'n', expected_items => 10, fpp => 0.5"))
+                                .getResolvedSchema()
+                                .getColumnNames())
+                .containsExactly("k", "id", "n", "x", "ts");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "id_column => 'id', expected_items => 1000, fpp => 1.5 | argument fpp | 1.5",
+                "id_column => 'id', expected_items => 1000, fpp => 0.0 | argument fpp | 0",
+                "id_column => 'id', expected_items => 1000, fpp => 1e-2 | argument fpp | DOUBLE",
+                "id_column => 'id', expected_items => 0, fpp => 0.01 | argument expected_items | 0",
+                "id_column => 'id', expected_items => -5, fpp => 0.01"
+                        + " | argument expected_items | -5",
+                // Types Flink cannot cast to the declared one fail before the function's checks,
+                // with the expected signature, which names each argument and its type.
+                "id_column => 'id', expected_items => 10000000000, fpp => 0.01"
+                        + " | expected_items => INT | No match found",
+                "id_column => 'id', expected_items => 1.5, fpp => 0.01"
+                        + " | expected_items => INT | No match found",
+                "id_column => 'nope', expected_items => 10, fpp => 0.01 | argument id_column | nope",
+                "id_column => 'x', expected_items => 10, fpp => 0.01 | argument id_column | DOUBLE",
+                "id_column => 'id', expected_items => 10, fpp => 0.01,"
+                        + " retention => INTERVAL '1' DAY | argument retention | on_time",
+                "id_column => 'id', expected_items => 10, fpp => 0.01,"
+                        + " retention => INTERVAL '0' SECOND, on_time => DESCRIPTOR(ts)"
+                        + " | argument retention | PT0S",
+                "id_column => 'id', expected_items => 10, fpp => 0.01,"
+                        + " retention => INTERVAL '1' YEAR, on_time => DESCRIPTOR(ts)"
+                        + " | retention => INTERVAL | No match found",
+                "id_column => 'id', expected_items => 10, fpp => 0.01,"
+                        + " retention => INTERVAL '1' DAY, on_time => DESCRIPTOR(ts),"
+                        + " generations => 1 | argument generations | 1",
+            })
+    void badArgumentFailsAtPlanningNamingIt(String args, String argument, String value) {
+        assertThatThrownBy(() -> t.explainSql(dedup(args)))
+                .isInstanceOf(ValidationException.class)
+                .satisfies(e -> assertThat(messages(e)).contains(argument).contains(value));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "BLOOM_SHARD(id, 0) | shards | 0",
+                "BLOOM_SHARD(id, -3) | shards | -3",
+                "BLOOM_SHARD(x) | value | DOUBLE",
+                "BLOOM_SHARD(id, 'a') | shards | CHAR",
+            })
+    void badShardArgumentFailsAtPlanningNamingIt(String call, String argument, String value) {
+        assertThatThrownBy(() -> t.explainSql("SELECT " + call + " FROM events"))
+                .isInstanceOf(ValidationException.class)
+                .satisfies(
+                        e ->
+                                assertThat(messages(e))
+                                        .contains("argument " + argument)
+                                        .contains(value));
+    }
+
+    /** The messages of a throwable and its causes. */
+    static String messages(Throwable e) {
+        StringBuilder sb = new StringBuilder();
+        for (Throwable c = e; c != null; c = c.getCause()) {
+            sb.append(c.getMessage()).append('\n');
+        }
+        return sb.toString();
+    }
+}

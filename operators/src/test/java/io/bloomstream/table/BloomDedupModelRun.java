@@ -1,0 +1,435 @@
+package io.bloomstream.table;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
+
+import io.bloomstream.flink.DedupMetrics;
+import io.bloomstream.flink.DedupModel;
+import io.bloomstream.flink.DedupModel.Expect;
+import io.bloomstream.flink.DedupModel.Outcome;
+import io.bloomstream.flink.DedupScenario;
+import io.bloomstream.flink.DedupScenario.Base;
+import io.bloomstream.flink.DedupScenario.Change;
+import io.bloomstream.flink.DedupScenario.Mode;
+import io.bloomstream.flink.DedupScenario.Stamp;
+import io.bloomstream.flink.HarnessMetrics;
+import io.bloomstream.table.SqlTesting.Backend;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
+import org.apache.flink.runtime.state.hashmap.HashMapStateBackend;
+import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.util.AbstractStreamOperatorTestHarness;
+import org.apache.flink.table.api.DataTypes;
+import org.apache.flink.table.api.Schema;
+import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.StringData;
+import org.apache.flink.table.data.TimestampData;
+import org.apache.flink.types.Row;
+
+/**
+ * Runs one {@link DedupScenario} of the DataStream operator's model test through {@code
+ * BLOOM_DEDUP} as Flink's planner makes it (one {@link PtfHarness} per subtask, each row routed to
+ * the subtask owning its key group) and checks every row's outcome against the same {@link
+ * DedupModel}, read from the function's metrics ({@code bloomPassed}, {@code bloomDuplicates},
+ * {@code bloomLate}, {@code bloomRejected}: exactly one moves per row, and a row is returned
+ * exactly when {@code bloomPassed} moves).
+ *
+ * <p>What SQL cannot express is mapped: processing-time scenarios are skipped by the caller; a row
+ * without a timestamp (which a time attribute cannot hold) is not sent under event time and gets
+ * the clock's time without retention; the config takes the scenario's expected items, fpp,
+ * retention and generations (allowed lateness 0, growth scalable, page size automatic and the seed
+ * the default, as SQL has no argument for them); restores change only what SQL arguments can
+ * (expected items, fpp, retention, generations), other changes restore unchanged. A row at or
+ * before the watermark that no counter counts and that is not returned was dropped by Flink 2.2
+ * before the function (FLINK-39436): it is taken as LATE.
+ */
+final class BloomDedupModelRun implements AutoCloseable {
+
+    static final int MAX_PARALLELISM = 128;
+    static final int MAX_RESTORES = 3;
+
+    /** False-positive statistics of the clear firsts of one run. */
+    static final class Stats {
+        long clearFirsts;
+        long falseDrops;
+        double expectedDrops;
+
+        void add(Stats o) {
+            clearFirsts += o.clearFirsts;
+            falseDrops += o.falseDrops;
+            expectedDrops += o.expectedDrops;
+        }
+    }
+
+    private final DedupScenario scenario;
+    private final Backend backend;
+    private final Stats stats = new Stats();
+    private final List<String> trace = new ArrayList<>();
+    private Base base;
+    private DedupModel model;
+    private PtfHarness.Plan plan;
+    private List<PtfHarness> subtasks = new ArrayList<>();
+    private final Map<PtfHarness, HarnessMetrics> metrics = new java.util.IdentityHashMap<>();
+    private long now = DedupScenario.START;
+    private long seq;
+    private long checkpointId;
+    private int restores;
+    private boolean counting = true;
+
+    BloomDedupModelRun(DedupScenario scenario, Backend backend) {
+        this.scenario = scenario;
+        this.backend = backend;
+        this.base = sqlBase(scenario.base());
+        this.model = new DedupModel(base.config());
+    }
+
+    /** The base as SQL can express it: scalable growth, automatic pages, default seed, per key. */
+    static Base sqlBase(Base b) {
+        return new Base(
+                b.mode(),
+                b.retentionMillis(),
+                b.generations(),
+                0,
+                false,
+                b.expectedItems(),
+                b.fppPercent(),
+                io.bloomstream.filter.FilterSpec.AUTO_PAGE_BITS,
+                0,
+                io.bloomstream.filter.Hasher.DEFAULT_SEED,
+                0L); // the SQL function has no write-back cache
+    }
+
+    Stats stats() {
+        return stats;
+    }
+
+    void run() throws Exception {
+        plan = plan(base);
+        for (int i = 0; i < scenario.parallelism(); i++) {
+            PtfHarness h = harness(scenario.parallelism(), i);
+            h.open();
+            subtasks.add(h);
+        }
+        for (DedupScenario.Step step : scenario.steps()) {
+            trace.add(step.toString());
+            if (step instanceof DedupScenario.Event e) {
+                now += e.advance();
+                event(e.key(), e.id() < 0 ? "" : "i" + e.id(), timestamp(e.stamp(), e.offset()));
+            } else if (step instanceof DedupScenario.Burst b) {
+                for (int id : b.ids()) {
+                    event(b.key(), id < 0 ? "" : "i" + id, now - b.lag());
+                }
+            } else if (step instanceof DedupScenario.Flood f) {
+                for (int i = f.from(); i < f.from() + f.count(); i++) {
+                    event(f.key(), "f" + i, now);
+                }
+            } else if (step instanceof DedupScenario.Watermark w) {
+                long wm = now - w.lag();
+                if (wm > model.watermark()) {
+                    watermark(wm);
+                }
+            } else if (step instanceof DedupScenario.Advance a) {
+                now += a.millis();
+            } else if (step instanceof DedupScenario.Restore r && restores < MAX_RESTORES) {
+                restores++;
+                restore(r);
+            }
+        }
+        trace.add("end of input: watermark Long.MAX_VALUE");
+        watermark(Long.MAX_VALUE);
+        if (base.mode() == Mode.EVENT_TIME) {
+            for (PtfHarness h : subtasks) {
+                assertThat(metrics.get(h).number(DedupMetrics.ALLOCATED_PAGES))
+                        .as("allocated pages after the final watermark%s", where())
+                        .isZero();
+            }
+        }
+    }
+
+    private Long timestamp(Stamp stamp, int offset) {
+        switch (stamp) {
+            case AROUND:
+                return now + offset;
+            case BEHIND:
+                return now - 8L * Math.abs(offset);
+            case FAR_FUTURE:
+                return now + DedupScenario.FAR_FUTURE[Math.floorMod(offset, 2)];
+            default:
+                return null;
+        }
+    }
+
+    private void watermark(long wm) throws Exception {
+        model.watermark(wm);
+        for (PtfHarness h : subtasks) {
+            h.processWatermark(wm);
+            check(
+                    h.getOutput().stream().noneMatch(o -> o instanceof StreamRecord),
+                    () -> "rows returned on watermark " + wm);
+            h.getOutput().clear();
+        }
+    }
+
+    private void event(int keyIndex, String id, Long timestamp) throws Exception {
+        if (timestamp == null) {
+            if (base.mode() == Mode.EVENT_TIME) {
+                trace.add("  (no timestamp: not expressible in SQL, skipped)");
+                return;
+            }
+            timestamp = now;
+        }
+        String key = "k" + keyIndex;
+        Expect expect = model.expect(key, id, timestamp, now);
+        RowData row = row(key, id, seq++, timestamp);
+        PtfHarness h = subtasks.get(owner(row));
+        HarnessMetrics m = metrics.get(h);
+        long[] before = counts(m);
+        h.processElement(row);
+        long[] after = counts(m);
+        Outcome outcome = null;
+        int moved = 0;
+        for (int i = 0; i < 4; i++) {
+            if (after[i] != before[i]) {
+                moved++;
+                outcome = Outcome.values()[i];
+            }
+        }
+        long returned = h.getOutput().stream().filter(o -> o instanceof StreamRecord).count();
+        h.getOutput().clear();
+        if (moved == 0
+                && returned == 0
+                && base.mode() == Mode.EVENT_TIME
+                && timestamp <= model.watermark()) {
+            // Flink 2.2 drops rows at or before the watermark before eval() (FLINK-39436).
+            outcome = Outcome.LATE;
+            moved = 1;
+            before[indexOf(Outcome.LATE)]--;
+        }
+        Outcome o = outcome;
+        int n = moved;
+        check(
+                n == 1 && after[indexOf(o)] == before[indexOf(o)] + 1,
+                () -> "counters moved for " + key + "," + id + ": " + n);
+        check(
+                returned == (o == Outcome.PASSED ? 1 : 0),
+                () -> returned + " rows returned for " + key + "," + id + " judged " + o);
+        trace.add("  -> " + key + "," + id + " t=" + timestamp + " " + o);
+        if (!DedupModel.allowed(expect, o)) {
+            fail(
+                    String.format(
+                            Locale.ROOT,
+                            "row %s,%s at t=%s (now=%d, watermark=%d): expected %s, got %s%s",
+                            key,
+                            id,
+                            timestamp,
+                            now,
+                            model.watermark(),
+                            expect,
+                            o,
+                            where()));
+        }
+        if (expect == Expect.FIRST && counting) {
+            stats.clearFirsts++;
+            stats.expectedDrops += model.falsePositiveBound();
+            if (o == Outcome.DUPLICATE) {
+                stats.falseDrops++;
+            }
+        }
+        model.record(key, id, timestamp, now, o);
+    }
+
+    private static int indexOf(Outcome o) {
+        return o == null ? 0 : o.ordinal();
+    }
+
+    /** The counters in the order of {@link Outcome}: passed, duplicate, late, rejected. */
+    private static long[] counts(HarnessMetrics m) {
+        return new long[] {
+            m.count(DedupMetrics.PASSED),
+            m.count(DedupMetrics.DUPLICATES),
+            m.count(DedupMetrics.LATE),
+            m.count(DedupMetrics.REJECTED)
+        };
+    }
+
+    private RowData row(String key, String id, long seq, long timestamp) {
+        GenericRowData row = new GenericRowData(plan.inputType().getFieldCount());
+        row.setField(plan.column("k"), StringData.fromString(key));
+        row.setField(plan.column("id"), StringData.fromString(id));
+        row.setField(plan.column("seq"), seq);
+        row.setField(plan.column("ts"), TimestampData.fromEpochMillis(timestamp));
+        return row;
+    }
+
+    private int owner(RowData row) throws Exception {
+        RowData key = plan.keySelector().getKey(row);
+        return KeyGroupRangeAssignment.assignKeyToParallelOperator(
+                key, MAX_PARALLELISM, subtasks.size());
+    }
+
+    // ---------------------------------------------------------------- restores
+
+    private void restore(DedupScenario.Restore r) throws Exception {
+        OperatorSubtaskState[] parts = new OperatorSubtaskState[subtasks.size()];
+        checkpointId++;
+        for (int i = 0; i < parts.length; i++) {
+            parts[i] = subtasks.get(i).snapshot(checkpointId, now);
+        }
+        int oldParallelism = subtasks.size();
+        closeAll();
+        OperatorSubtaskState merged = AbstractStreamOperatorTestHarness.repackageState(parts);
+        Base next = changed(base, r.change(), r.value());
+        if (!next.equals(base)) {
+            counting = false;
+            base = next;
+            model.changeConfig(next.config());
+            plan = plan(next);
+        }
+        for (int i = 0; i < r.parallelism(); i++) {
+            PtfHarness h = harness(r.parallelism(), i);
+            subtasks.add(h);
+            h.initializeState(
+                    AbstractStreamOperatorTestHarness.repartitionOperatorState(
+                            merged, MAX_PARALLELISM, oldParallelism, r.parallelism(), i));
+            h.open();
+            if (model.watermark() != Long.MIN_VALUE) {
+                h.processWatermark(model.watermark());
+            }
+            check(
+                    h.getOutput().stream().noneMatch(o -> o instanceof StreamRecord),
+                    () -> "rows returned on restore");
+            h.getOutput().clear();
+        }
+    }
+
+    /** The base after a change that SQL arguments can make; the base itself for others. */
+    private static Base changed(Base b, Change change, int v) {
+        boolean retention = b.mode() != Mode.NO_RETENTION;
+        long items = b.expectedItems();
+        int fpp = b.fppPercent();
+        long r = b.retentionMillis();
+        int g = b.generations();
+        switch (change) {
+            case EXPECTED_ITEMS:
+                items = new long[] {50, 300, 1000, 5000}[v % 4];
+                break;
+            case FPP:
+                fpp = new int[] {1, 5, 10, 20}[v % 4];
+                break;
+            case RETENTION:
+                if (!retention) {
+                    return b;
+                }
+                r = new long[] {10, 60, 150, 300}[v % 4];
+                break;
+            case GENERATIONS:
+                if (!retention) {
+                    return b;
+                }
+                g = 2 + v;
+                break;
+            default:
+                return b; // not an argument of BLOOM_DEDUP: a plain restore
+        }
+        return new Base(b.mode(), r, g, 0, false, items, fpp, b.pageBits(), 0, b.seed(), 0L);
+    }
+
+    // ---------------------------------------------------------------- planning
+
+    static PtfHarness.Plan plan(Base base) {
+        StringBuilder call = new StringBuilder();
+        call.append("SELECT * FROM BLOOM_DEDUP(input => TABLE events PARTITION BY k,")
+                .append(" id_column => 'id', expected_items => ")
+                .append(base.expectedItems())
+                .append(", fpp => ")
+                .append(String.format(Locale.ROOT, "%.2f", base.fppPercent() / 100.0));
+        if (base.mode() == Mode.EVENT_TIME) {
+            call.append(", retention => ")
+                    .append(interval(base.retentionMillis()))
+                    .append(", generations => ")
+                    .append(base.generations())
+                    .append(", on_time => DESCRIPTOR(ts)");
+        }
+        call.append(")");
+        return PtfHarness.plan(
+                (env, t) ->
+                        t.createTemporaryView(
+                                "events",
+                                t.fromDataStream(
+                                        env.fromData(Row.of("k", "i", 0L, Instant.EPOCH))
+                                                .returns(
+                                                        Types.ROW_NAMED(
+                                                                new String[] {
+                                                                    "k", "id", "seq", "ts"
+                                                                },
+                                                                Types.STRING,
+                                                                Types.STRING,
+                                                                Types.LONG,
+                                                                Types.INSTANT)),
+                                        Schema.newBuilder()
+                                                .column("k", DataTypes.STRING())
+                                                .column("id", DataTypes.STRING())
+                                                .column("seq", DataTypes.BIGINT())
+                                                .column("ts", DataTypes.TIMESTAMP_LTZ(3))
+                                                .watermark("ts", "SOURCE_WATERMARK()")
+                                                .build())),
+                call.toString());
+    }
+
+    private static String interval(long millis) {
+        return String.format(
+                Locale.ROOT, "INTERVAL '%d.%03d' SECOND", millis / 1000, millis % 1000);
+    }
+
+    private PtfHarness harness(int parallelism, int subtask) throws Exception {
+        HarnessMetrics m = new HarnessMetrics(MAX_PARALLELISM, parallelism, subtask);
+        PtfHarness h = new PtfHarness(plan, m.environment());
+        h.setStateBackend(
+                backend == Backend.HEAP
+                        ? new HashMapStateBackend()
+                        : new EmbeddedRocksDBStateBackend());
+        h.setupOutput();
+        metrics.put(h, m);
+        return h;
+    }
+
+    private void check(boolean ok, java.util.function.Supplier<String> what) {
+        if (!ok) {
+            fail(what.get() + where());
+        }
+    }
+
+    private String where() {
+        int from = Math.max(0, trace.size() - 40);
+        return "\n  backend "
+                + backend
+                + ", config "
+                + base.config()
+                + "\n  last steps:\n    "
+                + String.join("\n    ", trace.subList(from, trace.size()));
+    }
+
+    private void closeAll() throws Exception {
+        for (PtfHarness h : subtasks) {
+            h.close();
+        }
+        subtasks = new ArrayList<>();
+        for (HarnessMetrics m : metrics.values()) {
+            m.close();
+        }
+        metrics.clear();
+    }
+
+    @Override
+    public void close() throws Exception {
+        closeAll();
+    }
+}
