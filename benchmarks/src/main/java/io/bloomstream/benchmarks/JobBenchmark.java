@@ -88,6 +88,8 @@ public final class JobBenchmark {
         VARIANTS.put("fixed", DedupConfig.Builder::fixed); // one filter, no cascade (issue 3)
         // the default without the write-back cache: every event reads and writes keyed state
         VARIANTS.put("nocache", b -> b.cacheBytes(0));
+        // the default with bundles of up to 256 events or 10 ms
+        VARIANTS.put("bundled", b -> b.bundle(256, java.time.Duration.ofMillis(10)));
     }
 
     static final int MAX_READERS = 64;
