@@ -103,8 +103,7 @@ public final class BloomCount {
             throw new IllegalArgumentException("global counts do not support windows");
         }
         DedupConfig filter = config.filter();
-        long perShard =
-                Math.max(1, (filter.expectedItems() + filter.shards() - 1) / filter.shards());
+        long perShard = BloomDedup.itemsPerShard(filter.expectedItems(), filter.shards());
         KeyedStream<T, Integer> keyed =
                 stream.keyBy(new BloomDedup.ShardSelector<>(id, filter), Types.INT);
         String prefix = config.uidPrefixOr(DEFAULT_UID);

@@ -73,8 +73,8 @@ public final class FilterHealth {
             LocalMetrics.DedupFigures f, DedupConfig config, boolean global, String what) {
         long perKey =
                 global
-                        ? Math.max(
-                                1, (config.expectedItems() + config.shards() - 1) / config.shards())
+                        ? io.bloomstream.flink.BloomDedup.itemsPerShard(
+                                config.expectedItems(), config.shards())
                         : config.expectedItems();
         // State: pages of each stage's page size; exact when every stage up to the most stages
         // has the same page size, else a range.
