@@ -25,6 +25,11 @@ public final class BloomFunctions {
     private static Map<String, Class<? extends UserDefinedFunction>> functions() {
         Map<String, Class<? extends UserDefinedFunction>> all = new LinkedHashMap<>();
         // one line per function: all.put("BLOOM_SHARD", BloomShard.class);
+        all.put(BloomCountDistinct.NAME, BloomCountDistinct.class);
+        all.put(BloomBuild.NAME, BloomBuild.class);
+        all.put(BloomUnion.NAME, BloomUnion.class);
+        all.put(BloomMightContain.NAME, BloomMightContain.class);
+        all.put(BloomEstimate.NAME, BloomEstimate.class);
         return Collections.unmodifiableMap(all);
     }
 
