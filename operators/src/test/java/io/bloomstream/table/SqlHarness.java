@@ -67,13 +67,24 @@ final class SqlHarness {
         return env;
     }
 
-    /** Declares {@code clicks} over the JSON lines at {@code path} (a file or a directory). */
+    /**
+     * Declares {@code clicks} over the JSON lines at {@code path} (a file or a directory), with the
+     * event time {@code t} and its watermark.
+     */
     static void createClicks(TableEnvironment env, Path path, String extraOptions) {
+        createClicks(env, path, extraOptions, true);
+    }
+
+    /** {@link #createClicks(TableEnvironment, Path, String)}, with or without event time. */
+    static void createClicks(
+            TableEnvironment env, Path path, String extraOptions, boolean eventTime) {
         env.executeSql(
                 "CREATE TEMPORARY TABLE clicks ("
-                        + " ts BIGINT, `user` STRING, page STRING,"
-                        + " t AS TO_TIMESTAMP_LTZ(ts, 3),"
-                        + " WATERMARK FOR t AS t - INTERVAL '1' SECOND"
+                        + " ts BIGINT, `user` STRING, page STRING"
+                        + (eventTime
+                                ? ", t AS TO_TIMESTAMP_LTZ(ts, 3),"
+                                        + " WATERMARK FOR t AS t - INTERVAL '1' SECOND"
+                                : "")
                         + ") WITH ('connector' = 'filesystem', 'format' = 'json',"
                         + " 'path' = '"
                         + path.toUri()
