@@ -39,6 +39,9 @@ import org.apache.flink.table.types.inference.TypeStrategies;
  * records ({@code build-filter --normalize}, default lowercase): a value unusable under it (an
  * e-mail normalization of a value without {@code @}) was never added and gives FALSE. NULL filter
  * or value gives NULL.
+ *
+ * <p>The function declares itself non-deterministic, so the planner never evaluates it on the
+ * client, even when all its arguments are literals.
  */
 @PublicEvolving
 public class BloomMightContain extends ScalarFunction {
@@ -81,6 +84,15 @@ public class BloomMightContain extends ScalarFunction {
             files.put(path, loaded);
         }
         return loaded;
+    }
+
+    /**
+     * False: the answer for a path depends on a file the tasks read, so the planner must not fold a
+     * call with literal arguments on the client (which may not see the file).
+     */
+    @Override
+    public boolean isDeterministic() {
+        return false;
     }
 
     @Override
