@@ -2,6 +2,8 @@ package io.bloomstream.table;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.IOException;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -12,6 +14,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.sink2.SinkWriter;
 import org.apache.flink.api.connector.sink2.WriterInitContext;
@@ -27,6 +30,9 @@ import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.types.Row;
 import org.apache.flink.types.RowKind;
+import org.apache.flink.util.FileUtils;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -105,6 +111,72 @@ class BloomCountDistinctSavepointITCase {
             }
         } finally {
             job2.cancel().get(DEADLINE.toSeconds(), TimeUnit.SECONDS);
+        }
+    }
+
+    /**
+     * The committed canonical savepoint of the query (accumulator layout {@value
+     * BloomAccumulator#LAYOUT_VERSION}) after the first {@value #GOLDEN_CLICKS} clicks, written by
+     * {@link #writeGoldenSavepoint} with {@code -Dbloomstream.writeSnapshots=true}. A canonical
+     * savepoint restores on either backend.
+     */
+    static final Path GOLDEN = Path.of("src/test/resources/savepoints/sql-count-distinct-v1");
+
+    private static final int GOLDEN_CLICKS = 500;
+
+    @ParameterizedTest
+    @ValueSource(strings = {"hashmap", "rocksdb"})
+    void restoresCommittedSavepoint(String backend, @TempDir Path tmp) throws Exception {
+        Path savepoint = tmp.resolve("golden");
+        copyDirectory(GOLDEN, savepoint);
+        List<String> lines = Files.readAllLines(SqlHarness.clicksFile(), StandardCharsets.UTF_8);
+        List<SqlHarness.Click> clicks = SqlHarness.clicks().subList(0, 2 * GOLDEN_CLICKS);
+        Path dir = Files.createDirectories(tmp.resolve("clicks"));
+        Files.write(dir.resolve("b.jsonl"), lines.subList(GOLDEN_CLICKS, 2 * GOLDEN_CLICKS));
+        Map<String, Set<String>> all = SqlHarness.usersPerPage(clicks);
+        OUT.clear();
+        JobClient job = start(backend, dir, savepoint.toUri().toString());
+        try {
+            Map<String, Row> rows = readUntil(all);
+            for (Map.Entry<String, Set<String>> e : all.entrySet()) {
+                Row r = rows.get(e.getKey());
+                BloomCountDistinctITCase.check(
+                        "golden " + e.getKey(),
+                        (Long) r.getField(1),
+                        (Long) r.getField(2),
+                        e.getValue());
+            }
+        } finally {
+            job.cancel().get(DEADLINE.toSeconds(), TimeUnit.SECONDS);
+        }
+    }
+
+    /** Writes {@link #GOLDEN}: the query on the first {@value #GOLDEN_CLICKS} clicks. */
+    @Test
+    @EnabledIfSystemProperty(named = "bloomstream.writeSnapshots", matches = "true")
+    void writeGoldenSavepoint(@TempDir Path tmp) throws Exception {
+        List<String> lines = Files.readAllLines(SqlHarness.clicksFile(), StandardCharsets.UTF_8);
+        Path dir = Files.createDirectories(tmp.resolve("clicks"));
+        Files.write(dir.resolve("a.jsonl"), lines.subList(0, GOLDEN_CLICKS));
+        OUT.clear();
+        JobClient job = start("hashmap", dir, null);
+        readUntil(SqlHarness.usersPerPage(SqlHarness.clicks().subList(0, GOLDEN_CLICKS)));
+        String savepoint =
+                job.stopWithSavepoint(
+                                false,
+                                tmp.resolve("sp").toUri().toString(),
+                                SavepointFormatType.CANONICAL)
+                        .get(DEADLINE.toSeconds(), TimeUnit.SECONDS);
+        FileUtils.deleteDirectory(GOLDEN.toFile());
+        copyDirectory(Path.of(URI.create(savepoint)), GOLDEN);
+    }
+
+    private static void copyDirectory(Path from, Path to) throws IOException {
+        Files.createDirectories(to);
+        try (Stream<Path> files = Files.list(from)) {
+            for (Path f : (Iterable<Path>) files::iterator) {
+                Files.copy(f, to.resolve(f.getFileName().toString()));
+            }
         }
     }
 
