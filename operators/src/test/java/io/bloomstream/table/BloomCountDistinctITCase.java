@@ -14,6 +14,9 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.PipelineOptions;
+import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.types.Row;
@@ -131,6 +134,34 @@ class BloomCountDistinctITCase {
             }
         }
         return out;
+    }
+
+    @Test
+    void batchModeGroupByMatchesExactCount() throws Exception {
+        TableEnvironment env =
+                TableEnvironment.create(
+                        EnvironmentSettings.newInstance()
+                                .inBatchMode()
+                                .withConfiguration(
+                                        new Configuration()
+                                                .set(PipelineOptions.GENERIC_TYPES, false))
+                                .build());
+        BloomFunctions.registerAll(env);
+        SqlHarness.createClicks(env, SqlHarness.clicksFile(), "", false);
+        Map<List<Object>, Row> rows =
+                SqlHarness.finalRows(
+                        env.executeSql(
+                                "SELECT page, BLOOM_COUNT_DISTINCT(`user`, "
+                                        + ITEMS
+                                        + ", 0.01), COUNT(DISTINCT `user`) FROM clicks GROUP BY"
+                                        + " page"),
+                        1);
+        Map<String, Set<String>> users = SqlHarness.usersPerPage(SqlHarness.clicks());
+        assertThat(rows).hasSize(users.size());
+        for (Row r : rows.values()) {
+            String page = (String) r.getField(0);
+            check(page, (Long) r.getField(1), (Long) r.getField(2), users.get(page));
+        }
     }
 
     @Test
