@@ -1,5 +1,6 @@
 package io.bloomstream.filter;
 
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -36,6 +37,66 @@ public final class BloomFilter implements MembershipFilter {
 
     static BloomFilter restore(FilterSpec spec, PagedWords words, long itemsAdded) {
         return new BloomFilter(spec, words, itemsAdded);
+    }
+
+    /**
+     * A filter assembled from its pages as paged state holds them (the layout of {@link Pages}):
+     * each entry is a page index in [0, pages) and its {@link Pages#words(FilterSpec)} words, ORed
+     * into the new filter (an index given twice is ORed twice). Missing pages are empty.
+     *
+     * @param itemsAdded the items the pages took as new (see {@link #itemsAdded()})
+     * @throws IllegalArgumentException if an index is out of range or a page has the wrong length
+     */
+    public static BloomFilter fromPages(
+            FilterSpec spec, long itemsAdded, Iterable<Map.Entry<Long, long[]>> pages) {
+        BloomFilter f = create(spec);
+        if (itemsAdded < 0) {
+            throw new IllegalArgumentException("itemsAdded must be >= 0, was " + itemsAdded);
+        }
+        f.itemsAdded = itemsAdded;
+        int pageWords = Pages.words(spec);
+        for (Map.Entry<Long, long[]> e : pages) {
+            long page = e.getKey();
+            long[] src = e.getValue();
+            if (page < 0 || page >= spec.pages()) {
+                throw new IllegalArgumentException(
+                        "page index must be in [0, " + spec.pages() + "), was " + page);
+            }
+            if (src.length != pageWords) {
+                throw new IllegalArgumentException(
+                        "page " + page + " must have " + pageWords + " words, has " + src.length);
+            }
+            long from = page * pageWords;
+            for (int i = 0; i < pageWords; i++) {
+                if (src[i] != 0) {
+                    f.words.set(from + i, f.words.get(from + i) | src[i]);
+                }
+            }
+        }
+        return f;
+    }
+
+    /**
+     * Copies page {@code page}'s words into {@code into} (at least {@link Pages#words(FilterSpec)}
+     * long), the layout {@link Pages} works on.
+     *
+     * @return whether the page has any bit set
+     * @throws IllegalArgumentException if {@code page} is out of range
+     */
+    public boolean readPage(long page, long[] into) {
+        if (page < 0 || page >= spec.pages()) {
+            throw new IllegalArgumentException(
+                    "page index must be in [0, " + spec.pages() + "), was " + page);
+        }
+        int pageWords = Pages.words(spec);
+        long from = page * pageWords;
+        boolean any = false;
+        for (int i = 0; i < pageWords; i++) {
+            long w = words.get(from + i);
+            into[i] = w;
+            any |= w != 0;
+        }
+        return any;
     }
 
     /** The shape. */

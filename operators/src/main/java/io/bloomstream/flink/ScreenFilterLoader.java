@@ -33,33 +33,50 @@ import org.apache.flink.core.fs.UnsupportedFileSystemSchemeException;
  * path and checksum) and decoded as the file streams, without a byte-array copy of it.
  */
 @Internal
-final class ScreenFilterLoader {
+public final class ScreenFilterLoader {
 
-    /** A filter file in force: its reader, path, version, size on disk, checksum and lease. */
-    record Loaded(
+    /**
+     * A filter file in force: its reader, path, version, size on disk, checksum, the normalization
+     * its header records (null if none) and lease; {@link #release()} it once.
+     */
+    public record Loaded(
             FilterReader reader,
             String path,
             long version,
             long bytes,
             String checksum,
+            Normalization normalization,
             SharedFilters.Lease lease) {
-        MembershipFilter filter() {
+        /** The filter. */
+        public MembershipFilter filter() {
             return reader.filter();
+        }
+
+        /** Lets go of the shared filter (the last user in the JVM frees it). */
+        public void release() {
+            lease.close();
         }
     }
 
     /** A file that cannot be used; {@link #permanent} when retrying cannot help. */
-    static class BadFilterFileException extends IOException {
+    public static class BadFilterFileException extends IOException {
         private static final long serialVersionUID = 1L;
         private final boolean permanent;
+        private final String problem;
 
         BadFilterFileException(String path, String problem, boolean permanent, Throwable cause) {
             super("Cannot use screening filter file " + path + ": " + problem, cause);
             this.permanent = permanent;
+            this.problem = problem;
         }
 
         boolean permanent() {
             return permanent;
+        }
+
+        /** What is wrong with the file, without the path. */
+        public String problem() {
+            return problem;
         }
     }
 
@@ -103,6 +120,28 @@ final class ScreenFilterLoader {
             Normalization expected,
             Hasher hasher)
             throws BadFilterFileException {
+        Loaded loaded =
+                open(path, version, expectedChecksum, hasher.strategy().isKeyed() ? hasher : null);
+        try {
+            validate(path, loaded, expected, hasher);
+            return loaded;
+        } catch (BadFilterFileException | RuntimeException e) {
+            loaded.release();
+            throw e;
+        }
+    }
+
+    /**
+     * Loads {@code path} for a reader that takes the file's own hash and normalization (SQL's
+     * {@code BLOOM_MIGHT_CONTAIN}): every check of the screen except that the hash and
+     * normalization match a configuration. A keyed filter cannot be loaded this way.
+     */
+    public static Loaded loadAsRecorded(String path) throws BadFilterFileException {
+        return open(path, 0, null, null);
+    }
+
+    private static Loaded open(String path, long version, String expectedChecksum, Hasher keyed)
+            throws BadFilterFileException {
         FileSystem fs;
         Path p;
         long length;
@@ -122,7 +161,6 @@ final class ScreenFilterLoader {
         if (expectedChecksum != null && !expectedChecksum.equals(checksum)) {
             throw new ChangedFileException(path, version, expectedChecksum, checksum);
         }
-        Hasher keyed = hasher.strategy().isKeyed() ? hasher : null;
         SharedFilters.Lease lease;
         try {
             lease = SharedFilters.acquire(path, checksum, () -> decode(fs, p, length, keyed));
@@ -135,9 +173,14 @@ final class ScreenFilterLoader {
                 throw new BadFilterFileException(
                         path, "it changed while it was read; retrying", false, null);
             }
-            validate(path, file, expected, hasher);
             return new Loaded(
-                    FilterReader.of(file.filter()), path, version, length, checksum, lease);
+                    FilterReader.of(file.filter()),
+                    path,
+                    version,
+                    length,
+                    checksum,
+                    file.normalization(),
+                    lease);
         } catch (BadFilterFileException | RuntimeException e) {
             lease.close();
             throw e;
@@ -208,8 +251,7 @@ final class ScreenFilterLoader {
         return false;
     }
 
-    private static void validate(
-            String path, FilterFile file, Normalization expected, Hasher hasher)
+    private static void validate(String path, Loaded file, Normalization expected, Hasher hasher)
             throws BadFilterFileException {
         Hasher found = file.filter().hasher();
         if (!found.equals(hasher)) {

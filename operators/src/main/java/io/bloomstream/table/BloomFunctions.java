@@ -27,6 +27,11 @@ public final class BloomFunctions {
         // one line per function
         all.put("BLOOM_DEDUP", BloomDedup.class);
         all.put("BLOOM_SHARD", BloomShard.class);
+        all.put(BloomCountDistinct.NAME, BloomCountDistinct.class);
+        all.put(BloomBuild.NAME, BloomBuild.class);
+        all.put(BloomUnion.NAME, BloomUnion.class);
+        all.put(BloomMightContain.NAME, BloomMightContain.class);
+        all.put(BloomEstimate.NAME, BloomEstimate.class);
         return Collections.unmodifiableMap(all);
     }
 
