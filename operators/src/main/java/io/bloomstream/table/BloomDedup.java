@@ -152,13 +152,6 @@ public class BloomDedup extends ProcessTableFunction<Row> {
         DedupConfig config = state.config();
         bind(metaRow, pageView, config);
         state.recordIn();
-        System.err.println(
-                "DEBUGEVAL "
-                        + input
-                        + " t="
-                        + ctx.timeContext(Long.class).time()
-                        + " wm="
-                        + ctx.timeContext(Long.class).currentWatermark());
         Hash128 hash = hash(input.getField(idIndex));
         if (hash == null) {
             state.rejected("no id (null or empty) in column " + idColumn, input);

@@ -268,15 +268,6 @@ final class DedupArguments {
                 return null;
             }
             if (!call.isArgumentLiteral(pos)) {
-                System.err.println(
-                        "DEBUG "
-                                + pos
-                                + " "
-                                + call.getClass()
-                                + " "
-                                + call.getArgumentValue(pos, type)
-                                + " "
-                                + call.getArgumentValue(pos, Object.class));
                 throw bad(name, "must be a literal", "an expression");
             }
             return call.getArgumentValue(pos, type)
