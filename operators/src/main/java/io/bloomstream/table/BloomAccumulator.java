@@ -124,6 +124,33 @@ public class BloomAccumulator {
     }
 
     /**
+     * The {@code accumulate} of the aggregates that build a filter: fixes the shape for {@code
+     * expectedItems} at {@code fpp} (from {@code specs}) and adds {@code value} (NULL: ignored).
+     */
+    void accumulate(
+            BloomArguments.SpecCache specs,
+            String function,
+            Object value,
+            Long expectedItems,
+            Double fpp)
+            throws Exception {
+        FilterSpec spec = specs.get(expectedItems, fpp);
+        shape(spec, function + "(expected_items=" + expectedItems + ", fpp=" + fpp + ")");
+        if (value == null) {
+            return;
+        }
+        io.bloomstream.filter.Hash128 h = BloomArguments.hash(spec.hasher(), value);
+        add(h.h1(), h.h2());
+    }
+
+    /** The {@code merge} of the aggregates: ORs every filter of {@code others} into this one. */
+    void mergeAll(Iterable<BloomAccumulator> others, String function) throws Exception {
+        for (BloomAccumulator other : others) {
+            merge(other, function);
+        }
+    }
+
+    /**
      * Gives the filter {@code wanted}'s shape if it has none; otherwise checks that it has that
      * shape (field by field, without building a spec, as this runs once a row).
      *

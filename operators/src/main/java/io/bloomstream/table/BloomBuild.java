@@ -1,8 +1,6 @@
 package io.bloomstream.table;
 
 import io.bloomstream.filter.FilterCodec;
-import io.bloomstream.filter.FilterSpec;
-import io.bloomstream.filter.Hash128;
 import io.bloomstream.table.BloomArguments.Arg;
 import io.bloomstream.table.BloomArguments.Kind;
 import org.apache.flink.annotation.PublicEvolving;
@@ -55,20 +53,12 @@ public class BloomBuild extends AggregateFunction<byte[], BloomAccumulator> {
         if (specs == null) {
             specs = new BloomArguments.SpecCache(NAME);
         }
-        FilterSpec spec = specs.get(expectedItems, fpp);
-        acc.shape(spec, NAME + "(expected_items=" + expectedItems + ", fpp=" + fpp + ")");
-        if (value == null) {
-            return;
-        }
-        Hash128 h = BloomArguments.hash(spec.hasher(), value);
-        acc.add(h.h1(), h.h2());
+        acc.accumulate(specs, NAME, value, expectedItems, fpp);
     }
 
     /** ORs the filters of {@code others} into {@code acc}. */
     public void merge(BloomAccumulator acc, Iterable<BloomAccumulator> others) throws Exception {
-        for (BloomAccumulator other : others) {
-            acc.merge(other, NAME);
-        }
+        acc.mergeAll(others, NAME);
     }
 
     @Override
