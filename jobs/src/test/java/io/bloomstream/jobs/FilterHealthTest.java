@@ -67,7 +67,8 @@ class FilterHealthTest {
                         .expectedItems(1_000_000)
                         .fpp(0.01)
                         .build()
-                        .stageSpec(1_000_000 / 1024 + 1, 0);
+                        .stageSpec(
+                                io.bloomstream.flink.BloomDedup.itemsPerShard(1_000_000, 1024), 0);
         double fill = (Double) f.get("fullest_fill_ratio");
         assertThat(fill).isBetween(0.001, 0.05); // 11,784 ids in a filter for 10^6
         assertThat((Double) f.get("fullest_fpp"))
