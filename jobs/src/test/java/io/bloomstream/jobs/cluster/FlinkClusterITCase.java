@@ -153,10 +153,6 @@ class FlinkClusterITCase {
                         "-hist", // else it writes ~/.flink-sql-history
                         work.resolve("history").toString());
         String output = Files.readString(log);
-        Files.copy(
-                log,
-                Path.of("/tmp/sql14c/sql-client.log"),
-                java.nio.file.StandardCopyOption.REPLACE_EXISTING);
         assertThat(status).as("SQL client exit status; output:\n%s", output).isZero();
         assertThat(output)
                 .as("the SQL client's output")
