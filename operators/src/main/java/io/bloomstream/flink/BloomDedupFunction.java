@@ -108,7 +108,9 @@ public class BloomDedupFunction<K, T> extends KeyedProcessFunction<K, T, T>
                                                 LongSerializer.INSTANCE,
                                                 PageSerializer.INSTANCE)),
                         metrics,
-                        keyContext);
+                        keyContext,
+                        KeyedFilterState.META_CACHE_KEYS,
+                        KeyedFilterState.newRunId());
     }
 
     /**

@@ -45,6 +45,7 @@ public final class BloomDedupOperator<K, T> extends KeyedProcessOperator<K, T, T
     private transient List<StreamRecord<T>> bundle;
     private transient Hash128[] hashes;
     private transient long[][] pages;
+    private transient Object[] keyOf;
     private transient TypeSerializer<T> copier;
     private transient boolean delayTimerSet;
     private transient long touched;
@@ -64,6 +65,7 @@ public final class BloomDedupOperator<K, T> extends KeyedProcessOperator<K, T, T
             bundle = new ArrayList<>(bundleSize);
             hashes = new Hash128[bundleSize];
             pages = new long[bundleSize][];
+            keyOf = new Object[bundleSize];
             if (getExecutionConfig().isObjectReuseEnabled()) {
                 // the input may reuse the record's object once processElement returns
                 copier = getOperatorConfig().getTypeSerializerIn(0, getUserCodeClassloader());
@@ -103,8 +105,10 @@ public final class BloomDedupOperator<K, T> extends KeyedProcessOperator<K, T, T
         for (int i = 0; i < n; i++) {
             T value = bundle.get(i).getValue();
             Hash128 h = function.hashOf(value);
+            Object key = keys.getKey(value);
             hashes[i] = h;
-            pages[i] = h == null ? null : function.pageToTouch(keys.getKey(value), h.h1());
+            keyOf[i] = key;
+            pages[i] = h == null ? null : function.pageToTouch(key, h.h1());
         }
         // A tight loop of independent loads, one per 64-byte line of each page: the CPU keeps many
         // of their misses in flight at once, so the judging pass below finds the lines in cache.
@@ -123,7 +127,8 @@ public final class BloomDedupOperator<K, T> extends KeyedProcessOperator<K, T, T
         try {
             for (int i = 0; i < n; i++) {
                 StreamRecord<T> record = bundle.get(i);
-                setKeyContextElement1(record);
+                setCurrentKey(keyOf[i]); // as setKeyContextElement1 would, without a second getKey
+                keyOf[i] = null;
                 function.useHash(hashes[i]);
                 super.processElement(record);
                 hashes[i] = null;

@@ -80,53 +80,16 @@ final class KeyedFilterState {
     /** This run's id, recorded in each key it counts (see {@link FilterMeta#countedBy}). */
     private final long run;
 
-    KeyedFilterState(
-            DedupConfig config,
-            long itemsPerKey,
-            ValueState<FilterMeta> metaState,
-            MapState<Long, long[]> pages,
-            DedupMetrics metrics) {
-        this(config, itemsPerKey, metaState, pages, metrics, null, META_CACHE_KEYS, newRunId());
-    }
-
-    /**
-     * As above, with the write-back cache of {@link DedupConfig#cacheBytes()} bytes when {@code
-     * keys} (which switches the backend's current key) is given.
-     */
-    KeyedFilterState(
-            DedupConfig config,
-            long itemsPerKey,
-            ValueState<FilterMeta> metaState,
-            MapState<Long, long[]> pages,
-            DedupMetrics metrics,
-            org.apache.flink.streaming.api.operators.KeyContext keys) {
-        this(config, itemsPerKey, metaState, pages, metrics, keys, META_CACHE_KEYS, newRunId());
-    }
-
-    /**
-     * As above, caching the metadata of at most {@code metaCacheKeys} keys (0 when the caller
-     * cannot name the current key on every call, as the SQL function's timers cannot, so that every
-     * call reads the metadata from {@code metaState}), as run {@code run} (see {@link #newRunId}; a
-     * caller that replaces this object within one run passes the same id, so that no key's pages
-     * are counted twice).
-     */
-    KeyedFilterState(
-            DedupConfig config,
-            long itemsPerKey,
-            ValueState<FilterMeta> metaState,
-            MapState<Long, long[]> pages,
-            DedupMetrics metrics,
-            int metaCacheKeys,
-            long run) {
-        this(config, itemsPerKey, metaState, pages, metrics, null, metaCacheKeys, run);
-    }
-
     /**
      * @param keys switches the backend's current key, for the write-back cache of {@link
      *     DedupConfig#cacheBytes()} bytes; null (or a budget of 0) reads and writes state on every
      *     event
-     * @param metaCacheKeys without the write-back cache: how many keys' metadata to keep
-     * @param run this run's id
+     * @param metaCacheKeys without the write-back cache: how many keys' metadata to keep ({@link
+     *     #META_CACHE_KEYS}; 0 when the caller cannot name the current key on every call, as the
+     *     SQL function's timers cannot, so that every call reads the metadata from {@code
+     *     metaState})
+     * @param run this run's id ({@link #newRunId}; a caller that replaces this object within one
+     *     run passes the same id, so that no key's pages are counted twice)
      */
     KeyedFilterState(
             DedupConfig config,

@@ -43,7 +43,7 @@ public final class SqlDedupState {
             ValueState<FilterMeta> meta,
             MapState<Long, long[]> pages) {
         this.config = config;
-        this.filter = new KeyedFilterState(config, itemsPerKey, meta, pages, metrics, 0, run);
+        this.filter = new KeyedFilterState(config, itemsPerKey, meta, pages, metrics, null, 0, run);
     }
 
     /** The config of the last {@link #configure}, or null. */
