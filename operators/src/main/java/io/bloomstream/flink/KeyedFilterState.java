@@ -148,6 +148,9 @@ final class KeyedFilterState {
             }
             return entry.meta;
         }
+        if (metaCacheKeys == 0) {
+            return loadMeta(); // no cache: the key is not even hashed
+        }
         FilterMeta meta = metaCache.get(key);
         if (meta == null) {
             meta = loadMeta();
@@ -350,7 +353,9 @@ final class KeyedFilterState {
             cache.metaChanged(entry);
             return;
         }
-        metaCache.put(key, meta);
+        if (metaCacheKeys > 0) {
+            metaCache.put(key, meta);
+        }
         metaState.update(meta.copy());
     }
 

@@ -110,6 +110,7 @@ public class BloomDedup extends ProcessTableFunction<Row> {
     private transient DedupStateViews.Pages pages;
     private transient Hasher hasher;
     private transient boolean configuredByRow;
+    private transient PartitionKey partitionKey;
     private transient int idIndex;
     private transient DedupArguments.IdKind idKind;
     private transient int[] keyColumns;
@@ -118,6 +119,7 @@ public class BloomDedup extends ProcessTableFunction<Row> {
     @Override
     public void open(FunctionContext context) throws Exception {
         state = new SqlDedupState(context.getMetricGroup());
+        partitionKey = new PartitionKey();
         configuredByRow = false;
         meta = new DedupStateViews.Meta();
         pages = new DedupStateViews.Pages();
@@ -177,7 +179,8 @@ public class BloomDedup extends ProcessTableFunction<Row> {
             time = t;
             horizon = watermark;
         }
-        if (state.addIfAbsent(partitionHash(input), hash, time, horizon)) {
+        partitionKey.row = input;
+        if (state.addIfAbsent(partitionKey, hash, time, horizon)) {
             collect(project(input));
         }
         long expiry = state.newExpiry(); // one cleanup timer per key and generation
@@ -260,13 +263,27 @@ public class BloomDedup extends ProcessTableFunction<Row> {
         }
     }
 
-    /** A deterministic hash of the partition key: the seed of a new key's bucket phase. */
-    private int partitionHash(Row input) {
-        Object[] key = new Object[keyColumns.length];
-        for (int i = 0; i < key.length; i++) {
-            key[i] = input.getField(keyColumns[i]);
+    /**
+     * The current row's partition key as the filter state sees it: only a new key's bucket phase
+     * uses it, through {@link #hashCode} (deterministic), so the key columns are read only then.
+     * One instance is reused for every row: the state keeps no reference to it (no metadata cache).
+     */
+    private final class PartitionKey {
+        Row row;
+
+        @Override
+        public int hashCode() {
+            Object[] key = new Object[keyColumns.length];
+            for (int i = 0; i < key.length; i++) {
+                key[i] = row.getField(keyColumns[i]);
+            }
+            return java.util.Arrays.deepHashCode(key);
         }
-        return java.util.Arrays.deepHashCode(key);
+
+        @Override
+        public boolean equals(Object o) {
+            return o == this;
+        }
     }
 
     private Row project(Row input) {
