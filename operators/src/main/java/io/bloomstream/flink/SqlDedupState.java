@@ -10,8 +10,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The dedup state and metrics of the DataStream operator ({@link KeyedFilterState}, {@link
- * DedupMetrics}) for the SQL function {@code io.bloomstream.table.BloomDedup}, which keeps its
- * pages and metadata in its own state entries and passes views of them as {@link MapState} and
+ * DedupMetrics}) for the SQL function {@code io.bloomstream.table.DedupTableFunction}, which keeps
+ * its pages and metadata in its own state entries and passes views of them as {@link MapState} and
  * {@link ValueState}. The function cannot name the current key in its timer callback, so the
  * metadata is never cached between calls (every call reads it from the state view).
  */

@@ -6,6 +6,7 @@ import io.bloomstream.filter.HashStrategy;
 import io.bloomstream.filter.Hasher;
 import io.bloomstream.filter.Pages;
 import io.bloomstream.filter.Sizing;
+import io.bloomstream.table.internal.SqlArguments;
 import java.util.Map;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.table.api.DataTypes;
@@ -128,7 +129,7 @@ public class BloomAccumulator {
      * expectedItems} at {@code fpp} (from {@code specs}) and adds {@code value} (NULL: ignored).
      */
     void accumulate(
-            BloomArguments.SpecCache specs,
+            SqlArguments.SpecCache specs,
             String function,
             Object value,
             Long expectedItems,
@@ -139,7 +140,7 @@ public class BloomAccumulator {
         if (value == null) {
             return;
         }
-        io.bloomstream.filter.Hash128 h = BloomArguments.hash(spec.hasher(), value);
+        io.bloomstream.filter.Hash128 h = SqlArguments.hash(spec.hasher(), value);
         add(h.h1(), h.h2());
     }
 

@@ -1,122 +1,17 @@
 package io.bloomstream.table;
 
-import io.bloomstream.filter.Estimate;
-import io.bloomstream.flink.DedupConfig;
-import io.bloomstream.table.BloomArguments.Arg;
-import io.bloomstream.table.BloomArguments.Kind;
 import org.apache.flink.annotation.PublicEvolving;
-import org.apache.flink.table.api.DataTypes;
-import org.apache.flink.table.catalog.DataTypeFactory;
-import org.apache.flink.table.functions.AggregateFunction;
-import org.apache.flink.table.types.inference.TypeInference;
-import org.apache.flink.table.types.inference.TypeStrategies;
 
 /**
- * {@code BLOOM_COUNT_DISTINCT(value [, expected_items [, fpp]])} -> BIGINT: the number of distinct
- * non-NULL values, estimated from the bits of a Bloom filter kept in paged state. An aggregate
- * function for streaming and batch {@code GROUP BY} and for window TVF aggregations ({@code
- * TUMBLE}, {@code HOP}, {@code CUMULATE}); it has {@code merge}, so windows share slices and the
- * planner may aggregate in two phases (local, then global).
+ * The name {@code BLOOM_COUNT_DISTINCT} had before 0.5, kept for one release so that {@code CREATE
+ * FUNCTION BLOOM_COUNT_DISTINCT AS 'io.bloomstream.table.BloomCountDistinct'} keeps working.
  *
- * <pre>{@code
- * SELECT page, BLOOM_COUNT_DISTINCT(user_id, 100000, 0.01) AS users FROM clicks GROUP BY page;
- * }</pre>
- *
- * <p><b>Guarantee.</b> The result is the estimate n = m ln(m / (m - X)) / k of the filter's bits
- * ({@link Estimate}: m bits, X of them set, k hashes; corrected for the paged layout), within about
- * three of its standard errors of the exact {@code COUNT(DISTINCT value)} (about 1% of n at n =
- * expected_items and fpp = 0.01, less below). Since it is read from the bits, a value seen again, a
- * replayed row after a restore, or the same rows merged twice never change it. It is NULL when the
- * filter is saturated (so few zero bits left that the bits cannot bound the count: past about 19
- * times expected_items at fpp = 0.01), never a wrong number. A group with no non-NULL value counts
- * 0.
- *
- * <p><b>Arguments.</b> {@code value}: a STRING (hashed as UTF-8), an integer of any width (hashed
- * as its 64-bit value, so INT 5 and BIGINT 5 are the same value) or BYTES; NULL values are ignored,
- * as {@code COUNT(DISTINCT)} ignores them. {@code expected_items} (default {@value
- * #DEFAULT_EXPECTED_ITEMS}) sizes the filter for the largest group; {@code fpp} (default 0.01) its
- * false-positive rate there. A literal out of range (expected_items <= 0, fpp outside (0, 1)) or an
- * argument of another type fails at planning time, naming the argument; values that are not
- * literals are checked on each row.
- *
- * <p><b>State.</b> Per group: the filter's non-empty pages, one {@code MapView} entry each
- * (2048-bit pages, 256 bytes, for filters of more than 8192 bits), and a few counters. A row reads
- * and writes one page; the set-bit count is kept as pages change, so the result reads none. A
- * group's state is at most m / 8 bytes (about 1.2 MB at the defaults) and about one page per
- * distinct value while the group is small. The first row of a group decides its filter's shape; a
- * later row or an accumulator to merge with another shape is an error naming both.
- *
- * <p>Not retractable: on an updating input (after another aggregation or a regular join) the
- * planner refuses the query. Table API: {@code call(BloomCountDistinct.class, $("user_id"))}, or
- * after {@link BloomFunctions#registerAll} {@code call("BLOOM_COUNT_DISTINCT", $("user_id"))}.
+ * @deprecated use {@link CountDistinctAggFunction}; this class will be removed in the release after
+ *     0.5
  */
+@Deprecated
 @PublicEvolving
-public class BloomCountDistinct extends AggregateFunction<Long, BloomAccumulator> {
+public class BloomCountDistinct extends CountDistinctAggFunction {
 
     private static final long serialVersionUID = 1L;
-
-    /** The SQL name. */
-    public static final String NAME = "BLOOM_COUNT_DISTINCT";
-
-    /** The default expected_items: {@value}. */
-    public static final long DEFAULT_EXPECTED_ITEMS = DedupConfig.DEFAULT_EXPECTED_ITEMS;
-
-    /** The default fpp: {@value}. */
-    public static final double DEFAULT_FPP = DedupConfig.DEFAULT_FPP;
-
-    private transient BloomArguments.SpecCache specs;
-
-    @Override
-    public BloomAccumulator createAccumulator() {
-        return new BloomAccumulator();
-    }
-
-    /** Adds {@code value} to a filter of the default size. */
-    public void accumulate(BloomAccumulator acc, Object value) throws Exception {
-        accumulate(acc, value, DEFAULT_EXPECTED_ITEMS, DEFAULT_FPP);
-    }
-
-    /** Adds {@code value} to a filter for {@code expectedItems} at the default fpp. */
-    public void accumulate(BloomAccumulator acc, Object value, Long expectedItems)
-            throws Exception {
-        accumulate(acc, value, expectedItems, DEFAULT_FPP);
-    }
-
-    /** Adds {@code value} (NULL: ignored) to a filter for {@code expectedItems} at {@code fpp}. */
-    public void accumulate(BloomAccumulator acc, Object value, Long expectedItems, Double fpp)
-            throws Exception {
-        if (specs == null) {
-            specs = new BloomArguments.SpecCache(NAME);
-        }
-        acc.accumulate(specs, NAME, value, expectedItems, fpp);
-    }
-
-    /** ORs the filters of {@code others} into {@code acc}. */
-    public void merge(BloomAccumulator acc, Iterable<BloomAccumulator> others) throws Exception {
-        acc.mergeAll(others, NAME);
-    }
-
-    @Override
-    public Long getValue(BloomAccumulator acc) {
-        if (!acc.hasShape()) {
-            return 0L;
-        }
-        Estimate e = acc.estimate();
-        return e.saturated() ? null : Math.round(e.estimate());
-    }
-
-    @Override
-    public TypeInference getTypeInference(DataTypeFactory typeFactory) {
-        return TypeInference.newBuilder()
-                .inputTypeStrategy(
-                        BloomArguments.strategy(
-                                NAME,
-                                1,
-                                new Arg("value", Kind.VALUE),
-                                new Arg("expected_items", Kind.EXPECTED_ITEMS),
-                                new Arg("fpp", Kind.FPP)))
-                .accumulatorTypeStrategy(TypeStrategies.explicit(BloomAccumulator.dataType()))
-                .outputTypeStrategy(TypeStrategies.explicit(DataTypes.BIGINT()))
-                .build();
-    }
 }

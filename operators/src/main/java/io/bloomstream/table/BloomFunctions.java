@@ -13,7 +13,7 @@ import org.apache.flink.table.functions.UserDefinedFunction;
  *
  * <p>In a Java Table API program: {@code BloomFunctions.registerAll(tableEnv)}. In Flink's SQL
  * client, with the job jar on the class path: {@code CREATE FUNCTION BLOOM_SHARD AS
- * 'io.bloomstream.table.BloomShard'} for each entry of {@link #all()}.
+ * 'io.bloomstream.table.ShardScalarFunction'} for each entry of {@link #all()}.
  */
 @PublicEvolving
 public final class BloomFunctions {
@@ -25,13 +25,13 @@ public final class BloomFunctions {
     private static Map<String, Class<? extends UserDefinedFunction>> functions() {
         Map<String, Class<? extends UserDefinedFunction>> all = new LinkedHashMap<>();
         // one line per function
-        all.put("BLOOM_DEDUP", BloomDedup.class);
-        all.put("BLOOM_SHARD", BloomShard.class);
-        all.put(BloomCountDistinct.NAME, BloomCountDistinct.class);
-        all.put(BloomBuild.NAME, BloomBuild.class);
-        all.put(BloomUnion.NAME, BloomUnion.class);
-        all.put(BloomMightContain.NAME, BloomMightContain.class);
-        all.put(BloomEstimate.NAME, BloomEstimate.class);
+        all.put("BLOOM_DEDUP", DedupTableFunction.class);
+        all.put("BLOOM_SHARD", ShardScalarFunction.class);
+        all.put(CountDistinctAggFunction.NAME, CountDistinctAggFunction.class);
+        all.put(BuildFilterAggFunction.NAME, BuildFilterAggFunction.class);
+        all.put(UnionAggFunction.NAME, UnionAggFunction.class);
+        all.put(MightContainScalarFunction.NAME, MightContainScalarFunction.class);
+        all.put(EstimateScalarFunction.NAME, EstimateScalarFunction.class);
         return Collections.unmodifiableMap(all);
     }
 

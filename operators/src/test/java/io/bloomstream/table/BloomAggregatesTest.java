@@ -9,19 +9,22 @@ import io.bloomstream.filter.FilterCodec;
 import io.bloomstream.filter.FilterSpec;
 import io.bloomstream.filter.MembershipFilter;
 import io.bloomstream.filter.Pages;
+import io.bloomstream.table.internal.SqlArguments;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
- * Tests for {@link BloomCountDistinct}, {@link BloomBuild} and {@link BloomUnion} called directly,
- * with heap-backed {@code MapView}s (as in a local aggregation or a batch job).
+ * Tests for {@link CountDistinctAggFunction}, {@link BuildFilterAggFunction} and {@link
+ * UnionAggFunction} called directly, with heap-backed {@code MapView}s (as in a local aggregation
+ * or a batch job).
  */
 class BloomAggregatesTest {
 
     private static final int N = 5_000;
 
-    private static BloomAccumulator count(BloomCountDistinct f, int from, int to) throws Exception {
+    private static BloomAccumulator count(CountDistinctAggFunction f, int from, int to)
+            throws Exception {
         BloomAccumulator acc = f.createAccumulator();
         for (int i = from; i < to; i++) {
             f.accumulate(acc, "user-" + i, 10_000L, 0.01);
@@ -39,14 +42,14 @@ class BloomAggregatesTest {
 
     @Test
     void setBitCountFollowsThePages() throws Exception {
-        BloomAccumulator acc = count(new BloomCountDistinct(), 0, N);
+        BloomAccumulator acc = count(new CountDistinctAggFunction(), 0, N);
         assertThat(acc.setBits).isPositive().isEqualTo(recount(acc));
         assertThat(acc.setBits).isEqualTo(acc.toFilter().bitCount());
     }
 
     @Test
     void valueSeenAgainChangesNothing() throws Exception {
-        BloomCountDistinct f = new BloomCountDistinct();
+        CountDistinctAggFunction f = new CountDistinctAggFunction();
         BloomAccumulator acc = count(f, 0, N);
         long bits = acc.setBits;
         Long before = f.getValue(acc);
@@ -59,7 +62,7 @@ class BloomAggregatesTest {
 
     @Test
     void mergeOfPartsEqualsOneAccumulatorOfAll() throws Exception {
-        BloomCountDistinct f = new BloomCountDistinct();
+        CountDistinctAggFunction f = new CountDistinctAggFunction();
         BloomAccumulator all = count(f, 0, N);
         BloomAccumulator merged = f.createAccumulator();
         // overlapping parts, an empty accumulator, and a part merged twice
@@ -76,9 +79,9 @@ class BloomAggregatesTest {
 
     @Test
     void countIsTheLibraryEstimate() throws Exception {
-        BloomCountDistinct f = new BloomCountDistinct();
+        CountDistinctAggFunction f = new CountDistinctAggFunction();
         BloomAccumulator acc = count(f, 0, N);
-        BloomFilter library = BloomFilter.create(BloomArguments.spec("test", 10_000, 0.01));
+        BloomFilter library = BloomFilter.create(SqlArguments.spec("test", 10_000, 0.01));
         for (int i = 0; i < N; i++) {
             library.add("user-" + i);
         }
@@ -90,7 +93,7 @@ class BloomAggregatesTest {
 
     @Test
     void nullValuesAreIgnoredAndAnEmptyGroupCountsZero() throws Exception {
-        BloomCountDistinct f = new BloomCountDistinct();
+        CountDistinctAggFunction f = new CountDistinctAggFunction();
         BloomAccumulator acc = f.createAccumulator();
         assertThat(f.getValue(acc)).isZero();
         f.accumulate(acc, null, 10_000L, 0.01);
@@ -104,7 +107,7 @@ class BloomAggregatesTest {
 
     @Test
     void integersOfAnyWidthAreOneValueAndDifferFromStrings() throws Exception {
-        BloomCountDistinct f = new BloomCountDistinct();
+        CountDistinctAggFunction f = new CountDistinctAggFunction();
         BloomAccumulator acc = f.createAccumulator();
         f.accumulate(acc, 5L);
         f.accumulate(acc, 5L);
@@ -116,7 +119,7 @@ class BloomAggregatesTest {
 
     @Test
     void saturatedFilterGivesNullNotAWrongCount() throws Exception {
-        BloomCountDistinct f = new BloomCountDistinct();
+        CountDistinctAggFunction f = new CountDistinctAggFunction();
         BloomAccumulator acc = f.createAccumulator();
         for (int i = 0; i < 20_000; i++) {
             f.accumulate(acc, (long) i, 10L, 0.01);
@@ -127,24 +130,24 @@ class BloomAggregatesTest {
 
     @Test
     void rowOfAnotherShapeIsAnErrorNamingBoth() throws Exception {
-        BloomCountDistinct f = new BloomCountDistinct();
+        CountDistinctAggFunction f = new CountDistinctAggFunction();
         BloomAccumulator acc = count(f, 0, 10);
         assertThatThrownBy(() -> f.accumulate(acc, "x", 20_000L, 0.01))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("expected_items=20000")
-                .hasMessageContaining(BloomArguments.spec("t", 20_000, 0.01).toString())
-                .hasMessageContaining(BloomArguments.spec("t", 10_000, 0.01).toString());
+                .hasMessageContaining(SqlArguments.spec("t", 20_000, 0.01).toString())
+                .hasMessageContaining(SqlArguments.spec("t", 10_000, 0.01).toString());
         BloomAccumulator other = f.createAccumulator();
         f.accumulate(other, "y", 20_000L, 0.01);
         assertThatThrownBy(() -> f.merge(acc, List.of(other)))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("BLOOM_COUNT_DISTINCT")
-                .hasMessageContaining("bits=" + BloomArguments.spec("t", 20_000, 0.01).bits());
+                .hasMessageContaining("bits=" + SqlArguments.spec("t", 20_000, 0.01).bits());
     }
 
     @Test
     void argumentsOutOfRangeAreNamedAtRunTime() {
-        BloomCountDistinct f = new BloomCountDistinct();
+        CountDistinctAggFunction f = new CountDistinctAggFunction();
         BloomAccumulator acc = f.createAccumulator();
         assertThatThrownBy(() -> f.accumulate(acc, "x", 0L, 0.01))
                 .hasMessageContaining("expected_items must be positive, was 0");
@@ -156,9 +159,9 @@ class BloomAggregatesTest {
 
     @Test
     void buildEncodesTheLibraryFilter() throws Exception {
-        BloomBuild b = new BloomBuild();
+        BuildFilterAggFunction b = new BuildFilterAggFunction();
         BloomAccumulator acc = b.createAccumulator();
-        FilterSpec spec = BloomArguments.spec("test", 1_000, 0.01);
+        FilterSpec spec = SqlArguments.spec("test", 1_000, 0.01);
         BloomFilter library = BloomFilter.create(spec);
         for (int i = 0; i < 800; i++) {
             b.accumulate(acc, "id-" + i, 1_000L, 0.01);
@@ -171,7 +174,7 @@ class BloomAggregatesTest {
 
     @Test
     void unionOfPartsHasTheBitsOfTheWhole() throws Exception {
-        BloomBuild b = new BloomBuild();
+        BuildFilterAggFunction b = new BuildFilterAggFunction();
         BloomAccumulator even = b.createAccumulator();
         BloomAccumulator odd = b.createAccumulator();
         BloomAccumulator all = b.createAccumulator();
@@ -179,7 +182,7 @@ class BloomAggregatesTest {
             b.accumulate(i % 2 == 0 ? even : odd, (long) i, 20_000L, 0.01);
             b.accumulate(all, (long) i, 20_000L, 0.01);
         }
-        BloomUnion u = new BloomUnion();
+        UnionAggFunction u = new UnionAggFunction();
         BloomAccumulator union = u.createAccumulator();
         u.accumulate(union, b.getValue(even));
         u.accumulate(union, null);
@@ -199,10 +202,10 @@ class BloomAggregatesTest {
 
     @Test
     void unionOfDifferentShapesNamesBoth() throws Exception {
-        BloomUnion u = new BloomUnion();
+        UnionAggFunction u = new UnionAggFunction();
         BloomAccumulator acc = u.createAccumulator();
-        BloomFilter small = BloomFilter.create(BloomArguments.spec("t", 1_000, 0.01));
-        BloomFilter large = BloomFilter.create(BloomArguments.spec("t", 50_000, 0.01));
+        BloomFilter small = BloomFilter.create(SqlArguments.spec("t", 1_000, 0.01));
+        BloomFilter large = BloomFilter.create(SqlArguments.spec("t", 50_000, 0.01));
         u.accumulate(acc, FilterCodec.encode(small));
         assertThatThrownBy(() -> u.accumulate(acc, FilterCodec.encode(large)))
                 .isInstanceOf(IllegalArgumentException.class)
@@ -213,7 +216,7 @@ class BloomAggregatesTest {
 
     @Test
     void unionRefusesCountingFiltersAndBadBytes() {
-        BloomUnion u = new BloomUnion();
+        UnionAggFunction u = new UnionAggFunction();
         BloomAccumulator acc = u.createAccumulator();
         MembershipFilter counting = CountingBloomFilter.create(FilterSpec.forItems(100, 0.01));
         assertThatThrownBy(() -> u.accumulate(acc, FilterCodec.encode(counting)))

@@ -6,6 +6,7 @@ import io.bloomstream.filter.BloomFilter;
 import io.bloomstream.filter.Estimate;
 import io.bloomstream.filter.FilterSpec;
 import io.bloomstream.table.SqlHarness.Click;
+import io.bloomstream.table.internal.SqlArguments;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
@@ -25,13 +26,13 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** {@link BloomCountDistinct} in streaming SQL against the exact {@code COUNT(DISTINCT)}. */
+/** {@link CountDistinctAggFunction} in streaming SQL against the exact {@code COUNT(DISTINCT)}. */
 class BloomCountDistinctITCase {
 
     @RegisterExtension static final MiniClusterExtension MINI_CLUSTER = SqlHarness.miniCluster();
 
     private static final long ITEMS = 10_000;
-    private static final FilterSpec SPEC = BloomArguments.spec("test", ITEMS, 0.01);
+    private static final FilterSpec SPEC = SqlArguments.spec("test", ITEMS, 0.01);
 
     /**
      * Checks a result against the exact count and against the library: a filter of the same shape
@@ -176,7 +177,7 @@ class BloomCountDistinctITCase {
                         1);
         Map<String, Long> truth = SqlHarness.truth();
         Map<String, Set<String>> users = SqlHarness.usersPerPage(SqlHarness.clicks());
-        FilterSpec spec = BloomArguments.spec("test", 10000, 0.01);
+        FilterSpec spec = SqlArguments.spec("test", 10000, 0.01);
         assertThat(rows).hasSize(truth.size());
         for (Row r : rows.values()) {
             String page = (String) r.getField(0);

@@ -12,8 +12,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * Tests that bad arguments of {@link BloomDedup} and {@link BloomShard} fail at planning time with
- * a message naming the argument (the queries are only planned, never run).
+ * Tests that bad arguments of {@link DedupTableFunction} and {@link ShardScalarFunction} fail at
+ * planning time with a message naming the argument (the queries are only planned, never run).
  */
 class BloomDedupArgumentsTest {
 

@@ -19,13 +19,13 @@ import net.jqwik.api.lifecycle.PropertyExecutor;
 import net.jqwik.api.lifecycle.PropertyLifecycleContext;
 
 /**
- * Tests for {@link BloomDedup}: the model-based differential test of the DataStream operator
- * ({@code io.bloomstream.flink.DedupModelTest}), its generated {@link DedupScenario}s (bounded
- * disorder, late bursts, far-future rows, floods past capacity, watermarks, snapshots and restores
- * with changed arguments and rescaling) replayed through the operator the planner makes for a
- * {@code BLOOM_DEDUP} call and checked row by row against the same exact {@code DedupModel} (see
- * {@link BloomDedupModelRun} for what SQL cannot express). Processing-time scenarios are skipped:
- * SQL rejects retention without {@code on_time}.
+ * Tests for {@link DedupTableFunction}: the model-based differential test of the DataStream
+ * operator ({@code io.bloomstream.flink.DedupModelTest}), its generated {@link DedupScenario}s
+ * (bounded disorder, late bursts, far-future rows, floods past capacity, watermarks, snapshots and
+ * restores with changed arguments and rescaling) replayed through the operator the planner makes
+ * for a {@code BLOOM_DEDUP} call and checked row by row against the same exact {@code DedupModel}
+ * (see {@link BloomDedupModelRun} for what SQL cannot express). Processing-time scenarios are
+ * skipped: SQL rejects retention without {@code on_time}.
  *
  * <p>Tries: {@value #HEAP_TRIES} scenarios on the heap backend and {@value #ROCKSDB_TRIES} on
  * RocksDB by default (about a minute); {@code -Dbloomstream.modelTries=N}, the property of the

@@ -38,11 +38,11 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * Tests for {@link BloomDedup} across a stop-with-savepoint and a restore, on the heap and RocksDB
- * backends: the first half of the committed dedup data, then a savepoint, then the second half from
- * it. Under event-time retention of a day, with one second of event time per line (the data span
- * 8.3 hours), every repeat is within the retention, so the exact answer is still the distinct ids
- * (11,784); the restore carries the pages, the metadata and the cleanup timers.
+ * Tests for {@link DedupTableFunction} across a stop-with-savepoint and a restore, on the heap and
+ * RocksDB backends: the first half of the committed dedup data, then a savepoint, then the second
+ * half from it. Under event-time retention of a day, with one second of event time per line (the
+ * data span 8.3 hours), every repeat is within the retention, so the exact answer is still the
+ * distinct ids (11,784); the restore carries the pages, the metadata and the cleanup timers.
  */
 class BloomDedupRestoreITCase {
 

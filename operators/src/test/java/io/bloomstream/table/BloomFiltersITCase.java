@@ -10,6 +10,7 @@ import io.bloomstream.filter.BloomFilter;
 import io.bloomstream.filter.Estimate;
 import io.bloomstream.filter.FilterCodec;
 import io.bloomstream.filter.Normalization;
+import io.bloomstream.table.internal.SqlArguments;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -105,7 +106,7 @@ class BloomFiltersITCase {
                         env.executeSql("SELECT BLOOM_BUILD(id, 12000, 0.01) FROM ids"), 0);
         byte[] bytes = (byte[]) built.get(List.of()).getField(0);
         BloomFilter filter = (BloomFilter) FilterCodec.decode(bytes);
-        BloomFilter library = BloomFilter.create(BloomArguments.spec("t", 12_000, 0.01));
+        BloomFilter library = BloomFilter.create(SqlArguments.spec("t", 12_000, 0.01));
         distinct.forEach(library::add);
         assertThat(filter.bitCount()).isEqualTo(library.bitCount());
 
@@ -163,7 +164,7 @@ class BloomFiltersITCase {
                                 .get(List.of())
                                 .getField(0);
         BloomFilter got = (BloomFilter) FilterCodec.decode(union);
-        BloomFilter library = BloomFilter.create(BloomArguments.spec("t", 12_000, 0.01));
+        BloomFilter library = BloomFilter.create(SqlArguments.spec("t", 12_000, 0.01));
         distinct.forEach(library::add);
         assertThat(got.spec()).isEqualTo(library.spec());
         assertThat(got.bitCount()).isEqualTo(library.bitCount());

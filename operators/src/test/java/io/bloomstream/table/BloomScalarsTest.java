@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.bloomstream.filter.BloomFilter;
 import io.bloomstream.filter.FilterCodec;
 import io.bloomstream.filter.Normalization;
+import io.bloomstream.table.internal.SqlArguments;
 import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -13,11 +14,13 @@ import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Tests for {@link BloomMightContain} and {@link BloomEstimate} called directly. */
+/**
+ * Tests for {@link MightContainScalarFunction} and {@link EstimateScalarFunction} called directly.
+ */
 class BloomScalarsTest {
 
     private static byte[] filterOf(int n) {
-        BloomFilter f = BloomFilter.create(BloomArguments.spec("t", 1_000, 0.01));
+        BloomFilter f = BloomFilter.create(SqlArguments.spec("t", 1_000, 0.01));
         for (int i = 0; i < n; i++) {
             f.add("id-" + i);
         }
@@ -26,7 +29,7 @@ class BloomScalarsTest {
 
     @Test
     void mightContainBytesHasNoFalseNegativesAndNullGivesNull() {
-        BloomMightContain m = new BloomMightContain();
+        MightContainScalarFunction m = new MightContainScalarFunction();
         byte[] filter = filterOf(1_000);
         for (int i = 0; i < 1_000; i++) {
             assertThat(m.eval(filter.clone(), "id-" + i)).isTrue();
@@ -44,7 +47,7 @@ class BloomScalarsTest {
 
     @Test
     void estimateReadsTheBits() {
-        BloomEstimate e = new BloomEstimate();
+        EstimateScalarFunction e = new EstimateScalarFunction();
         byte[] bytes = filterOf(800);
         double estimate = e.eval(bytes);
         BloomFilter f = (BloomFilter) decode(bytes);
@@ -64,8 +67,8 @@ class BloomScalarsTest {
 
     @Test
     void badBytesAreAnErrorNamingTheProblem() {
-        BloomEstimate e = new BloomEstimate();
-        BloomMightContain m = new BloomMightContain();
+        EstimateScalarFunction e = new EstimateScalarFunction();
+        MightContainScalarFunction m = new MightContainScalarFunction();
         byte[] good = filterOf(10);
         byte[] truncated = Arrays.copyOf(good, 20);
         byte[] flipped = good.clone();
@@ -90,7 +93,7 @@ class BloomScalarsTest {
         try (OutputStream out = Files.newOutputStream(file)) {
             FilterCodec.write(f, Normalization.EMAIL, out);
         }
-        BloomMightContain m = new BloomMightContain();
+        MightContainScalarFunction m = new MightContainScalarFunction();
         String path = file.toUri().toString();
         assertThat(m.eval(path, "\"Someone\" <ALERT@prize-loan.shop>")).isTrue();
         assertThat(m.eval(path, "other@prize-loan.shop")).isFalse();
@@ -102,7 +105,7 @@ class BloomScalarsTest {
 
     @Test
     void badFilesAreAnErrorNamingFileAndProblem(@TempDir Path tmp) throws Exception {
-        BloomMightContain m = new BloomMightContain();
+        MightContainScalarFunction m = new MightContainScalarFunction();
         Path missing = tmp.resolve("missing.bloom");
         assertThatThrownBy(() -> m.eval(missing.toString(), "x"))
                 .isInstanceOf(IllegalArgumentException.class)

@@ -1,4 +1,4 @@
-package io.bloomstream.table;
+package io.bloomstream.table.internal;
 
 import io.bloomstream.flink.FilterMeta;
 import io.bloomstream.flink.typeutils.FilterMetaSerializer;
@@ -18,12 +18,12 @@ import org.apache.flink.types.Row;
  * the DataStream operator's state logic reads and writes, bound to the entries of each call.
  */
 @Internal
-final class DedupStateViews {
+public final class DedupStateViews {
 
-    // Fields of the meta state row (see BloomDedup#META_TYPE).
-    static final int FILTER = 0;
-    static final int RETENTION_MS = 1;
-    static final int GENERATIONS = 2;
+    // Fields of the meta state row (see DedupTableFunction#META_TYPE).
+    public static final int FILTER = 0;
+    public static final int RETENTION_MS = 1;
+    public static final int GENERATIONS = 2;
 
     private DedupStateViews() {}
 
@@ -33,14 +33,14 @@ final class DedupStateViews {
      * the retention and generations of the config, so that a timer firing after a restore, before
      * any row reached the function, frees state under the config it was written with.
      */
-    static final class Meta implements ValueState<FilterMeta> {
+    public static final class Meta implements ValueState<FilterMeta> {
         private final DataOutputSerializer out = new DataOutputSerializer(256);
         private final DataInputDeserializer in = new DataInputDeserializer();
         private Row row;
         private long retentionMillis;
         private int generations;
 
-        void bind(Row row, long retentionMillis, int generations) {
+        public void bind(Row row, long retentionMillis, int generations) {
             this.row = row;
             this.retentionMillis = retentionMillis;
             this.generations = generations;
@@ -74,10 +74,10 @@ final class DedupStateViews {
     }
 
     /** The key's pages: page key ({@code StateLayout.pageKey}) to the page's words. */
-    static final class Pages implements MapState<Long, long[]> {
+    public static final class Pages implements MapState<Long, long[]> {
         private MapView<Long, long[]> view;
 
-        void bind(MapView<Long, long[]> view) {
+        public void bind(MapView<Long, long[]> view) {
             this.view = view;
         }
 

@@ -7,10 +7,10 @@ import java.nio.charset.StandardCharsets;
 import net.openhft.hashing.LongHashFunction;
 import org.junit.jupiter.api.Test;
 
-/** Tests for {@link BloomShard}. */
-class BloomShardTest {
+/** Tests for {@link ShardScalarFunction}. */
+class ShardScalarFunctionTest {
 
-    private final BloomShard shard = new BloomShard();
+    private final ShardScalarFunction shard = new ShardScalarFunction();
 
     /** The shard is part of the state of a dedup partitioned by it: these values never change. */
     @Test
@@ -27,10 +27,13 @@ class BloomShardTest {
 
     private static final int[] GOLDEN = {85, 0, 364, 12};
 
-    /** The shard is XXH3-64 with {@link BloomShard#SEED}, checked against an independent XXH3. */
+    /**
+     * The shard is XXH3-64 with {@link ShardScalarFunction#SEED}, checked against an independent
+     * XXH3.
+     */
     @Test
     void shardIsSeededXxh3OfTheUtf8Bytes() {
-        LongHashFunction xxh3 = LongHashFunction.xx3(BloomShard.SEED);
+        LongHashFunction xxh3 = LongHashFunction.xx3(ShardScalarFunction.SEED);
         for (String s : new String[] {"a", "evt-0115739359", "évènement"}) {
             long h = xxh3.hashBytes(s.getBytes(StandardCharsets.UTF_8));
             assertThat(shard.eval(s, 1000)).isEqualTo((int) (((h >>> 32) * 1000) >>> 32));

@@ -1,4 +1,4 @@
-package io.bloomstream.table;
+package io.bloomstream.table.internal;
 
 import io.bloomstream.flink.DedupConfig;
 import java.math.BigDecimal;
@@ -29,21 +29,21 @@ import org.apache.flink.types.ColumnList;
  * planning time and at run time.
  */
 @Internal
-final class DedupArguments {
+public final class DedupArguments {
 
     static final String FUNCTION = "BLOOM_DEDUP";
-    static final String INPUT = "input";
-    static final String ID_COLUMN = "id_column";
-    static final String EXPECTED_ITEMS = "expected_items";
-    static final String FPP = "fpp";
-    static final String RETENTION = "retention";
-    static final String GENERATIONS = "generations";
+    public static final String INPUT = "input";
+    public static final String ID_COLUMN = "id_column";
+    public static final String EXPECTED_ITEMS = "expected_items";
+    public static final String FPP = "fpp";
+    public static final String RETENTION = "retention";
+    public static final String GENERATIONS = "generations";
 
     /**
      * The type of interval arguments: the type Flink gives every day-time interval literal, so that
      * no cast is needed (Flink 2.2 cannot plan a cast of an interval argument).
      */
-    static final String INTERVAL_TYPE = "INTERVAL SECOND(3)";
+    public static final String INTERVAL_TYPE = "INTERVAL SECOND(3)";
 
     // Positions in the call: the declared arguments, then the system arguments on_time and uid.
     static final int POS_INPUT = 0;
@@ -62,7 +62,7 @@ final class DedupArguments {
      *
      * @throws IllegalArgumentException naming the argument and its value
      */
-    static DedupConfig config(
+    public static DedupConfig config(
             long expectedItems, double fpp, Duration retention, Integer generations) {
         if (expectedItems < 1) {
             throw bad(EXPECTED_ITEMS, "must be a positive INT", expectedItems);
@@ -101,7 +101,7 @@ final class DedupArguments {
     }
 
     /** The logical type of an id column, or null if ids cannot be of that type. */
-    static IdKind idKind(LogicalType type) {
+    public static IdKind idKind(LogicalType type) {
         if (type.is(LogicalTypeFamily.CHARACTER_STRING)) {
             return IdKind.STRING;
         } else if (type.is(LogicalTypeFamily.BINARY_STRING)) {
@@ -113,7 +113,7 @@ final class DedupArguments {
     }
 
     /** How an id column is hashed: as the DataStream operator's {@code IdSelector}s do. */
-    enum IdKind {
+    public enum IdKind {
         STRING,
         BYTES,
         INTEGER
@@ -124,7 +124,7 @@ final class DedupArguments {
      * (which the framework puts first), with time attributes made plain timestamps (the framework
      * appends {@code rowtime} when {@code on_time} is given).
      */
-    static Optional<DataType> outputType(CallContext call) {
+    public static Optional<DataType> outputType(CallContext call) {
         DataType input = call.getArgumentDataTypes().get(POS_INPUT);
         int[] keys =
                 call.getTableSemantics(POS_INPUT)
@@ -143,7 +143,7 @@ final class DedupArguments {
         return Optional.of(DataTypes.ROW(fields).notNull());
     }
 
-    static boolean contains(int[] values, int value) {
+    public static boolean contains(int[] values, int value) {
         for (int v : values) {
             if (v == value) {
                 return true;
@@ -153,7 +153,7 @@ final class DedupArguments {
     }
 
     /** The planning-time checks; the types are left as they are (the static signature's). */
-    static final class Checks implements InputTypeStrategy {
+    public static final class Checks implements InputTypeStrategy {
 
         @Override
         public ArgumentCount getArgumentCount() {

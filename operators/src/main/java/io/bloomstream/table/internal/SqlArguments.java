@@ -1,4 +1,4 @@
-package io.bloomstream.table;
+package io.bloomstream.table.internal;
 
 import io.bloomstream.filter.FilterSpec;
 import io.bloomstream.filter.Hash128;
@@ -28,10 +28,10 @@ import org.apache.flink.table.types.logical.LogicalTypeRoot;
  * are hashed, and the filter shape for (expected_items, fpp).
  */
 @Internal
-final class BloomArguments {
+public final class SqlArguments {
 
     /** What an argument is. */
-    enum Kind {
+    public enum Kind {
         /** An item: STRING (hashed as UTF-8), an integer (as 8 little-endian bytes) or BYTES. */
         VALUE("STRING | BIGINT | BYTES"),
         /** A positive integer literal. */
@@ -51,9 +51,9 @@ final class BloomArguments {
     }
 
     /** One argument: its SQL name and kind. */
-    record Arg(String name, Kind kind) {}
+    public record Arg(String name, Kind kind) {}
 
-    private BloomArguments() {}
+    private SqlArguments() {}
 
     /** The state page size the DataStream operators pick at least (fewer, larger state entries). */
     static final int STATE_PAGE_BITS = DedupConfig.MIN_AUTO_STATE_PAGE_BITS;
@@ -66,7 +66,7 @@ final class BloomArguments {
      *
      * @throws IllegalArgumentException naming the argument that is out of range
      */
-    static FilterSpec spec(String function, long expectedItems, double fpp) {
+    public static FilterSpec spec(String function, long expectedItems, double fpp) {
         checkExpectedItems(function, expectedItems);
         checkFpp(function, fpp);
         try {
@@ -110,17 +110,17 @@ final class BloomArguments {
     }
 
     /** The shape of (expectedItems, fpp), remembered for the next row with the same values. */
-    static final class SpecCache {
+    public static final class SpecCache {
         private final String function;
         private long items;
         private double fpp = Double.NaN;
         private FilterSpec spec;
 
-        SpecCache(String function) {
+        public SpecCache(String function) {
             this.function = function;
         }
 
-        FilterSpec get(Long expectedItems, Double fpp) {
+        public FilterSpec get(Long expectedItems, Double fpp) {
             if (expectedItems == null || fpp == null) {
                 throw new IllegalArgumentException(
                         function
@@ -141,7 +141,7 @@ final class BloomArguments {
      * The hash of a value as the input strategy types it: {@link String} (UTF-8), {@link Long} (8
      * little-endian bytes) or {@code byte[]}.
      */
-    static Hash128 hash(Hasher hasher, Object value) {
+    public static Hash128 hash(Hasher hasher, Object value) {
         if (value instanceof String s) {
             return hasher.hash(s);
         }
@@ -162,7 +162,7 @@ final class BloomArguments {
      * binaries to BYTES) and checks literal values, so a bad argument fails at planning time with a
      * message naming it.
      */
-    static InputTypeStrategy strategy(String function, int required, Arg... args) {
+    public static InputTypeStrategy strategy(String function, int required, Arg... args) {
         return new Strategy(function, required, List.of(args));
     }
 

@@ -1,4 +1,4 @@
-package io.bloomstream.table;
+package io.bloomstream.table.internal;
 
 import io.bloomstream.filter.FilterCodec;
 import io.bloomstream.filter.FilterFile;
@@ -15,20 +15,20 @@ import org.apache.flink.annotation.Internal;
  * thread-safe (one per function instance, that is per task).
  */
 @Internal
-final class FilterValues {
+public final class FilterValues {
 
     /** A decoded filter value: its file view (filter, normalization) and a reader of it. */
-    record Decoded(FilterFile file, FilterReader reader) {
+    public record Decoded(FilterFile file, FilterReader reader) {
 
         /**
          * Whether {@code value} might be in the filter: a STRING is first normalized as the filter
          * records (a value unusable under it was never added: false).
          */
-        boolean mightContain(Object value) {
+        public boolean mightContain(Object value) {
             return mightContain(reader, file.normalization(), value);
         }
 
-        static boolean mightContain(FilterReader reader, Normalization n, Object value) {
+        public static boolean mightContain(FilterReader reader, Normalization n, Object value) {
             Object v = value;
             if (n != null && value instanceof String s) {
                 v = n.apply(s);
@@ -36,7 +36,7 @@ final class FilterValues {
                     return false;
                 }
             }
-            Hash128 h = BloomArguments.hash(reader.filter().hasher(), v);
+            Hash128 h = SqlArguments.hash(reader.filter().hasher(), v);
             return reader.mightContain(h.h1(), h.h2());
         }
     }
@@ -48,7 +48,7 @@ final class FilterValues {
     private final Decoded[] values = new Decoded[SLOTS];
     private int next;
 
-    FilterValues(String function) {
+    public FilterValues(String function) {
         this.function = function;
     }
 
@@ -57,7 +57,7 @@ final class FilterValues {
      *
      * @throws IllegalArgumentException naming the problem if the bytes are not a valid filter
      */
-    Decoded get(byte[] bytes) {
+    public Decoded get(byte[] bytes) {
         for (int i = 0; i < SLOTS; i++) {
             if (keys[i] == bytes || (keys[i] != null && Arrays.equals(keys[i], bytes))) {
                 return values[i];

@@ -1,0 +1,309 @@
+package io.bloomstream.table;
+
+import io.bloomstream.filter.Hash128;
+import io.bloomstream.filter.Hasher;
+import io.bloomstream.flink.DedupConfig;
+import io.bloomstream.flink.SqlDedupState;
+import io.bloomstream.table.internal.DedupArguments;
+import io.bloomstream.table.internal.DedupStateViews;
+import java.math.BigDecimal;
+import java.time.Duration;
+import java.util.List;
+import org.apache.flink.annotation.PublicEvolving;
+import org.apache.flink.table.annotation.ArgumentHint;
+import org.apache.flink.table.annotation.ArgumentTrait;
+import org.apache.flink.table.annotation.DataTypeHint;
+import org.apache.flink.table.annotation.StateHint;
+import org.apache.flink.table.api.dataview.MapView;
+import org.apache.flink.table.catalog.DataTypeFactory;
+import org.apache.flink.table.functions.FunctionContext;
+import org.apache.flink.table.functions.ProcessTableFunction;
+import org.apache.flink.table.functions.TableSemantics;
+import org.apache.flink.table.types.DataType;
+import org.apache.flink.table.types.inference.TypeInference;
+import org.apache.flink.types.Row;
+
+/**
+ * {@code BLOOM_DEDUP}, a process table function: the first occurrence of each id per partition,
+ * with all its columns, remembered by Bloom filters in Flink managed state.
+ *
+ * <pre>{@code
+ * SELECT * FROM BLOOM_DEDUP(
+ *     input => TABLE events PARTITION BY user_id,
+ *     id_column => 'event_id',
+ *     expected_items => 100000,         -- distinct ids per partition key (per retention period)
+ *     fpp => 0.01,
+ *     retention => INTERVAL '1' DAY,    -- optional; needs on_time
+ *     on_time => DESCRIPTOR(ts),        -- the event-time column (with a watermark)
+ *     generations => 2,                 -- optional, 2 to 46; needs retention
+ *     uid => 'dedup-events')            -- optional: names the state for savepoints
+ * }</pre>
+ *
+ * <p><b>Output.</b> The PARTITION BY columns first, then every other column of the input in its
+ * order (time attributes become plain timestamps), then, with {@code on_time}, the {@code rowtime}
+ * column (the row's event time, a time attribute for later windows). The output is insert-only. For
+ * a dedup over the whole table, partition by {@link ShardScalarFunction BLOOM_SHARD(id)}.
+ *
+ * <p><b>Guarantee</b>, per partition key and id, as the DataStream operator's ({@link
+ * io.bloomstream.flink.BloomDedup}) with allowed lateness 0. Without retention, a row is returned
+ * only if no earlier row with its id was returned: a duplicate is never returned; a first
+ * occurrence is dropped only as a false positive, at a rate of at most {@code fpp} (the scalable
+ * growth keeps that rate past {@code expected_items}). With {@code retention} R on the event time
+ * of {@code on_time} (G generations of length L = R / (G - 1)): a row whose time is at or before
+ * the current watermark is <b>late</b> and dropped, neither judged nor remembered; of the other
+ * rows, two occurrences of an id less than R apart in event time are never both returned, in any
+ * order of arrival; an occurrence at least R + L away from every returned one is returned unless it
+ * is a false positive (rate at most fpp (2G - 1) / G for out-of-order rows). A key's state is freed
+ * by event-time timers once the watermark has passed its generations' end + R.
+ *
+ * <p><b>Late rows.</b> Flink 2.2 itself drops a row whose {@code on_time} is at or before the
+ * watermark before the function sees it (FLINK-39436, changed in a later Flink), silently: such
+ * rows are not counted in {@code bloomLate}. Should a row reach the function late (a later Flink),
+ * it is dropped and counted in {@code bloomLate}. An allowed lateness, which the DataStream
+ * operator has, cannot work here for that reason and is not an argument.
+ *
+ * <p><b>Bad rows.</b> A row whose id is NULL or empty (an empty string or empty bytes) is dropped
+ * and counted in the metric {@code bloomRejected} (and logged: the first ten, then every 10,000th),
+ * as the DataStream operator sends it to its rejected side output; so is, under retention, a row
+ * without an event time. Every row that reaches the function is counted in exactly one of {@code
+ * bloomPassed}, {@code bloomDuplicates}, {@code bloomLate} and {@code bloomRejected} (see {@link
+ * io.bloomstream.flink.DedupMetrics}).
+ *
+ * <p><b>Arguments</b>, checked at planning time (a {@code ValidationException} naming the argument
+ * and its value): {@code id_column} a literal naming a STRING, BYTES or integer column of the
+ * input; {@code expected_items} a positive INT literal; {@code fpp} a DECIMAL literal in (0, 1);
+ * {@code retention} a positive day-time INTERVAL literal, only with {@code on_time}: Flink 2.2
+ * gives process table functions event-time timers only, so a retention on processing time (which
+ * the DataStream operator has) is rejected; {@code generations} an INT literal from 2 to 46, only
+ * with a retention. Flink 2.2 passes scalar arguments to the function without casting them, so the
+ * literal types are strict (write {@code 0.01}, not {@code 1e-2}); a literal Flink cannot match to
+ * the declared type at all fails with Flink's own message listing the signature.
+ *
+ * <p><b>State</b> is the DataStream operator's layout: per key a {@code MapView} {@value
+ * #PAGES_STATE} of pages (page key = generation slot, cascade stage and page index, as {@code
+ * StateLayout.pageKey}; value the page's 64-bit words, as {@code ARRAY<BIGINT>}) and a row {@value
+ * #META_STATE} holding the key's metadata (hash, generations, stages) as BYTES in the versioned
+ * format of {@code FilterMetaSerializer}, beside the retention and generations it was written under
+ * (a timer that fires after a restore, before any row reached the task, frees state under those).
+ * It is keyed by the partition key, so it rescales with Flink's key groups. A restore from a
+ * savepoint keeps the state when the query keeps its {@code uid}; it may change {@code
+ * expected_items}, {@code fpp}, {@code retention} and {@code generations} (existing stages keep
+ * their shape; a new retention applies from the restore on), but turning retention on or off fails
+ * naming the field when a key is first read.
+ */
+@PublicEvolving
+@DataTypeHint("ROW<>")
+public class DedupTableFunction extends ProcessTableFunction<Row> {
+
+    private static final long serialVersionUID = 1L;
+
+    /** Name of the per-key metadata state entry (part of the savepoint contract). */
+    public static final String META_STATE = "bloom_meta";
+
+    /** Name of the per-key pages state entry (part of the savepoint contract). */
+    public static final String PAGES_STATE = "bloom_pages";
+
+    /** The type of {@value #META_STATE}. */
+    public static final String META_TYPE =
+            "ROW<filter BYTES, retention_ms BIGINT, generations INT>";
+
+    private transient SqlDedupState state;
+    private transient DedupStateViews.Meta meta;
+    private transient DedupStateViews.Pages pages;
+    private transient Hasher hasher;
+    private transient boolean configuredByRow;
+    private transient PartitionKey partitionKey;
+    private transient int idIndex;
+    private transient DedupArguments.IdKind idKind;
+    private transient int[] keyColumns;
+    private transient int[] outputColumns;
+
+    @Override
+    public void open(FunctionContext context) throws Exception {
+        state = new SqlDedupState(context.getMetricGroup());
+        partitionKey = new PartitionKey();
+        configuredByRow = false;
+        meta = new DedupStateViews.Meta();
+        pages = new DedupStateViews.Pages();
+    }
+
+    /** Judges one row; see the class comment. */
+    public void eval(
+            Context ctx,
+            @StateHint(name = META_STATE, type = @DataTypeHint(META_TYPE)) Row metaRow,
+            @StateHint(name = PAGES_STATE) MapView<Long, long[]> pageView,
+            @ArgumentHint(name = DedupArguments.INPUT, value = ArgumentTrait.SET_SEMANTIC_TABLE)
+                    Row input,
+            @ArgumentHint(name = DedupArguments.ID_COLUMN) String idColumn,
+            @ArgumentHint(name = DedupArguments.EXPECTED_ITEMS) Integer expectedItems,
+            @ArgumentHint(name = DedupArguments.FPP, type = @DataTypeHint("DECIMAL(38, 18)"))
+                    BigDecimal fpp,
+            @ArgumentHint(
+                            name = DedupArguments.RETENTION,
+                            isOptional = true,
+                            type = @DataTypeHint(DedupArguments.INTERVAL_TYPE))
+                    Duration retention,
+            @ArgumentHint(name = DedupArguments.GENERATIONS, isOptional = true) Integer generations)
+            throws Exception {
+        if (!configuredByRow) {
+            DedupConfig config =
+                    DedupArguments.config(expectedItems, fpp.doubleValue(), retention, generations);
+            state.configure(config, expectedItems, meta, pages);
+            hasher = config.hasher();
+            configure(ctx.tableSemanticsFor(DedupArguments.INPUT), idColumn);
+            configuredByRow = true;
+        }
+        DedupConfig config = state.config();
+        bind(metaRow, pageView, config);
+        state.recordIn();
+        Hash128 hash = hash(input.getField(idIndex));
+        if (hash == null) {
+            state.rejected("no id (null or empty) in column " + idColumn, input);
+            return;
+        }
+        long time = 0;
+        long horizon = 0;
+        TimeContext<Long> timeCtx = null;
+        if (config.hasRetention()) {
+            timeCtx = ctx.timeContext(Long.class);
+            Long t = timeCtx.time();
+            if (t == null) {
+                state.rejected("no event time under retention", input);
+                return;
+            }
+            Long wm = timeCtx.currentWatermark();
+            long watermark = wm == null ? Long.MIN_VALUE : wm;
+            // Flink 2.2 drops such rows before eval() (FLINK-39436); later versions pass them.
+            if (watermark != Long.MIN_VALUE && t <= watermark) {
+                state.late("late: event time " + t + " is not after watermark " + watermark, input);
+                return;
+            }
+            time = t;
+            horizon = watermark;
+        }
+        partitionKey.row = input;
+        if (state.addIfAbsent(partitionKey, hash, time, horizon)) {
+            collect(project(input));
+        }
+        long expiry = state.newExpiry(); // one cleanup timer per key and generation
+        if (expiry != Long.MIN_VALUE && timeCtx != null) {
+            timeCtx.registerOnTime(expiry);
+        }
+    }
+
+    /** Frees the current key's expired generations (event-time timers, under retention only). */
+    public void onTimer(OnTimerContext ctx, Row metaRow, MapView<Long, long[]> pageView)
+            throws Exception {
+        if (state.config() == null) {
+            // Restored, and no row has reached this task yet: free under the config the key's
+            // state was written with; the first row brings the call's config.
+            DedupConfig recorded = recordedConfig(metaRow);
+            if (recorded == null) {
+                return; // the key has no state left
+            }
+            state.configure(recorded, DedupConfig.DEFAULT_EXPECTED_ITEMS, meta, pages);
+        }
+        bind(metaRow, pageView, state.config());
+        TimeContext<Long> timeCtx = ctx.timeContext(Long.class);
+        // The key is only used for the phase of a new key, and a timer never creates one.
+        for (long expiry : state.expireAt(0, timeCtx.time())) {
+            timeCtx.registerOnTime(expiry);
+        }
+    }
+
+    private void bind(Row metaRow, MapView<Long, long[]> pageView, DedupConfig config) {
+        meta.bind(metaRow, config.retentionMillis(), config.generations());
+        pages.bind(pageView);
+    }
+
+    private static DedupConfig recordedConfig(Row metaRow) {
+        Long retention = (Long) metaRow.getField(DedupStateViews.RETENTION_MS);
+        if (metaRow.getField(DedupStateViews.FILTER) == null || retention == null) {
+            return null;
+        }
+        Integer generations = (Integer) metaRow.getField(DedupStateViews.GENERATIONS);
+        DedupConfig.Builder b = DedupConfig.builder();
+        if (retention > 0) {
+            b.retention(Duration.ofMillis(retention), DedupConfig.TimeDomain.EVENT_TIME);
+            if (generations != null) {
+                b.generations(generations);
+            }
+        }
+        return b.build();
+    }
+
+    private void configure(TableSemantics semantics, String idColumn) {
+        DataType type = semantics.dataType();
+        List<String> names = DataType.getFieldNames(type);
+        idIndex = names.indexOf(idColumn);
+        idKind =
+                DedupArguments.idKind(
+                        DataType.getFieldDataTypes(type).get(idIndex).getLogicalType());
+        keyColumns = semantics.partitionByColumns();
+        outputColumns = new int[names.size() - keyColumns.length];
+        int j = 0;
+        for (int i = 0; i < names.size(); i++) {
+            if (!DedupArguments.contains(keyColumns, i)) {
+                outputColumns[j++] = i;
+            }
+        }
+    }
+
+    private Hash128 hash(Object id) {
+        if (id == null) {
+            return null;
+        }
+        switch (idKind) {
+            case STRING:
+                String s = (String) id;
+                return s.isEmpty() ? null : hasher.hash(s);
+            case BYTES:
+                byte[] b = (byte[]) id;
+                return b.length == 0 ? null : hasher.hash(b);
+            default:
+                return hasher.hash(((Number) id).longValue());
+        }
+    }
+
+    /**
+     * The current row's partition key as the filter state sees it: only a new key's bucket phase
+     * uses it, through {@link #hashCode} (deterministic), so the key columns are read only then.
+     * One instance is reused for every row: the state keeps no reference to it (no metadata cache).
+     */
+    private final class PartitionKey {
+        Row row;
+
+        @Override
+        public int hashCode() {
+            Object[] key = new Object[keyColumns.length];
+            for (int i = 0; i < key.length; i++) {
+                key[i] = row.getField(keyColumns[i]);
+            }
+            return java.util.Arrays.deepHashCode(key);
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o == this;
+        }
+    }
+
+    private Row project(Row input) {
+        Row out = new Row(outputColumns.length);
+        for (int i = 0; i < outputColumns.length; i++) {
+            out.setField(i, input.getField(outputColumns[i]));
+        }
+        return out;
+    }
+
+    @Override
+    public TypeInference getTypeInference(DataTypeFactory typeFactory) {
+        TypeInference extracted = super.getTypeInference(typeFactory);
+        return TypeInference.newBuilder()
+                .staticArguments(extracted.getStaticArguments().orElseThrow())
+                .stateTypeStrategies(extracted.getStateTypeStrategies())
+                .inputTypeStrategy(new DedupArguments.Checks())
+                .outputTypeStrategy(DedupArguments::outputType)
+                .build();
+    }
+}
