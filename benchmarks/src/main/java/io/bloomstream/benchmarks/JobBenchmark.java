@@ -1,8 +1,8 @@
 package io.bloomstream.benchmarks;
 
-import io.bloomstream.flink.BloomDedup;
-import io.bloomstream.flink.DedupConfig;
 import io.bloomstream.flink.IdSelector;
+import io.bloomstream.flink.dedup.BloomDedup;
+import io.bloomstream.flink.dedup.DedupConfig;
 import java.io.IOException;
 import java.io.Writer;
 import java.nio.file.Files;

@@ -1,8 +1,8 @@
 package io.bloomstream.jobs;
 
-import io.bloomstream.flink.BloomDedup;
-import io.bloomstream.flink.DedupConfig;
 import io.bloomstream.flink.IdSelector;
+import io.bloomstream.flink.dedup.BloomDedup;
+import io.bloomstream.flink.dedup.DedupConfig;
 import io.bloomstream.jobs.console.LocalMetrics;
 import io.bloomstream.jobs.console.RunOptions;
 import io.bloomstream.jobs.io.IoOptions;

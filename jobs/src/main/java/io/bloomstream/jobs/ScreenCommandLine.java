@@ -5,10 +5,10 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import io.bloomstream.filter.FilterCodec;
 import io.bloomstream.filter.Hasher;
 import io.bloomstream.filter.Normalization;
-import io.bloomstream.flink.BloomScreen;
-import io.bloomstream.flink.ScreenCommand;
-import io.bloomstream.flink.ScreenConfig;
-import io.bloomstream.flink.ScreenMatch;
+import io.bloomstream.flink.screen.BloomScreen;
+import io.bloomstream.flink.screen.FilterUpdate;
+import io.bloomstream.flink.screen.ScreenConfig;
+import io.bloomstream.flink.screen.ScreenMatch;
 import io.bloomstream.jobs.console.FilterHealth;
 import io.bloomstream.jobs.console.RunOptions;
 import io.bloomstream.jobs.io.IoOptions;
@@ -178,7 +178,7 @@ final class ScreenCommandLine implements Callable<Integer> {
                         .returns(Parsed.TYPE)
                         .name("parse")
                         .uid("parse");
-        SingleOutputStreamOperator<ScreenCommand> commands = commands(env);
+        SingleOutputStreamOperator<FilterUpdate> commands = commands(env);
         SingleOutputStreamOperator<Parsed> clean =
                 BloomScreen.screen(tap.apply(parsed), commands, config.build());
         io.writeOutput(clean.map(p -> p.raw).returns(Types.STRING).name("raw").uid("raw"));
@@ -208,7 +208,7 @@ final class ScreenCommandLine implements Callable<Integer> {
         io.writeRejected(rejected);
     }
 
-    private SingleOutputStreamOperator<ScreenCommand> commands(StreamExecutionEnvironment env) {
+    private SingleOutputStreamOperator<FilterUpdate> commands(StreamExecutionEnvironment env) {
         DataStream<String> lines;
         if (controlTopic != null) {
             IoOptions control = new IoOptions();
@@ -237,11 +237,11 @@ final class ScreenCommandLine implements Callable<Integer> {
     }
 
     /** Parses commands; a bad one goes to the rejected output, never stops the job. */
-    static final class ParseCommand extends ProcessFunction<String, ScreenCommand> {
+    static final class ParseCommand extends ProcessFunction<String, FilterUpdate> {
         private static final long serialVersionUID = 1L;
 
         @Override
-        public void processElement(String line, Context ctx, Collector<ScreenCommand> out) {
+        public void processElement(String line, Context ctx, Collector<FilterUpdate> out) {
             if (line.isBlank() || line.startsWith("#")) {
                 return; // comments and blank lines in command files
             }
@@ -250,7 +250,7 @@ final class ScreenCommandLine implements Callable<Integer> {
                 return;
             }
             try {
-                out.collect(ScreenCommand.parse(line));
+                out.collect(FilterUpdate.parse(line));
             } catch (IllegalArgumentException e) {
                 ctx.output(Rejects.TAG, Rejects.json(e.getMessage(), line));
             }

@@ -6,7 +6,7 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import io.bloomstream.filter.FilterSpec;
-import io.bloomstream.flink.DedupConfig;
+import io.bloomstream.flink.dedup.DedupConfig;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -68,7 +68,9 @@ class FilterHealthTest {
                         .fpp(0.01)
                         .build()
                         .stageSpec(
-                                io.bloomstream.flink.BloomDedup.itemsPerShard(1_000_000, 1024), 0);
+                                io.bloomstream.flink.dedup.BloomDedup.itemsPerShard(
+                                        1_000_000, 1024),
+                                0);
         double fill = (Double) f.get("fullest_fill_ratio");
         assertThat(fill).isBetween(0.001, 0.05); // 11,784 ids in a filter for 10^6
         assertThat((Double) f.get("fullest_fpp"))

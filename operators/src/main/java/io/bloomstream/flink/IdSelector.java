@@ -34,7 +34,7 @@ public abstract class IdSelector<T> implements Serializable {
             }
 
             @Override
-            long shardHash(T event) {
+            public long shardHash(T event) {
                 String s = id.apply(event);
                 return s == null ? 0 : s.hashCode(); // cached by String, specified by the JLS
             }
@@ -53,7 +53,7 @@ public abstract class IdSelector<T> implements Serializable {
             }
 
             @Override
-            long shardHash(T event) {
+            public long shardHash(T event) {
                 byte[] b = id.apply(event);
                 return b == null ? 0 : java.util.Arrays.hashCode(b);
             }
@@ -72,7 +72,7 @@ public abstract class IdSelector<T> implements Serializable {
             }
 
             @Override
-            long shardHash(T event) {
+            public long shardHash(T event) {
                 Long v = id.apply(event);
                 return v == null ? 0 : v;
             }
@@ -104,7 +104,7 @@ public abstract class IdSelector<T> implements Serializable {
             }
 
             @Override
-            long shardHash(T event) {
+            public long shardHash(T event) {
                 java.util.UUID u = id.apply(event);
                 return u == null ? 0 : u.getMostSignificantBits() ^ u.getLeastSignificantBits();
             }
@@ -130,7 +130,7 @@ public abstract class IdSelector<T> implements Serializable {
             }
 
             @Override
-            long shardHash(T event) {
+            public long shardHash(T event) {
                 Hash128 h = id.apply(event);
                 return h == null ? 0 : h.h1() ^ h.h2();
             }
@@ -159,5 +159,5 @@ public abstract class IdSelector<T> implements Serializable {
      * equal values; bad ids give 0). It is independent of {@link #hash}, which chooses the page
      * inside the shard, and is part of the savepoint contract of global mode.
      */
-    abstract long shardHash(T event);
+    public abstract long shardHash(T event);
 }

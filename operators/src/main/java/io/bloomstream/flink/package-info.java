@@ -1,13 +1,21 @@
 /**
- * Flink operators on Bloom filters: {@link io.bloomstream.flink.BloomDedup} (keyed and global
- * dedup), {@link io.bloomstream.flink.BloomScreen} (screening against a prebuilt filter file with
- * live updates), {@link io.bloomstream.flink.BloomCount} and {@link
- * io.bloomstream.flink.BloomOverlap} (distinct counts, union and intersection).
+ * The Flink side of bloomstream: the vocabulary shared by every operator ({@link
+ * io.bloomstream.flink.IdSelector}), with one package per capability:
  *
- * <p>State layout of the keyed operators: each key's filter is a small metadata value ({@link
- * io.bloomstream.flink.FilterMeta}) plus one {@code MapState} entry per non-empty page, so an event
- * reads one page per cascade stage and writes at most one. Both use the serializers of {@link
- * io.bloomstream.flink.typeutils}, never Kryo. The screen keeps its filter out of state: only the
- * file's path and version and the live adds and removes are in broadcast state.
+ * <ul>
+ *   <li>{@link io.bloomstream.flink.dedup}: keyed and global dedup ({@code BloomDedup});
+ *   <li>{@link io.bloomstream.flink.screen}: screening against a prebuilt filter file with live
+ *       updates ({@code BloomScreen});
+ *   <li>{@link io.bloomstream.flink.count}: distinct counts, union and intersection ({@code
+ *       BloomCount}, {@code BloomOverlap});
+ *   <li>{@link io.bloomstream.flink.state} (internal): each key's filter in managed keyed state, a
+ *       small metadata value plus one {@code MapState} entry per non-empty page, and the write-back
+ *       cache;
+ *   <li>{@link io.bloomstream.flink.typeutils}: the serializers of that state, never Kryo (their
+ *       snapshot class names are in every savepoint: they never move);
+ *   <li>{@link io.bloomstream.flink.internal}: helpers shared by the operators.
+ * </ul>
+ *
+ * <p>dedup, screen and count do not import each other (an ArchUnit test keeps it so).
  */
 package io.bloomstream.flink;

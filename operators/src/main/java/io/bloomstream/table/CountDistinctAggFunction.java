@@ -1,7 +1,7 @@
 package io.bloomstream.table;
 
 import io.bloomstream.filter.Estimate;
-import io.bloomstream.flink.DedupConfig;
+import io.bloomstream.flink.dedup.DedupConfig;
 import io.bloomstream.table.internal.SqlArguments;
 import io.bloomstream.table.internal.SqlArguments.Arg;
 import io.bloomstream.table.internal.SqlArguments.Kind;

@@ -2,10 +2,10 @@ package io.bloomstream.table;
 
 import io.bloomstream.filter.Hash128;
 import io.bloomstream.filter.Hasher;
-import io.bloomstream.flink.DedupConfig;
-import io.bloomstream.flink.SqlDedupState;
+import io.bloomstream.flink.dedup.DedupConfig;
 import io.bloomstream.table.internal.DedupArguments;
 import io.bloomstream.table.internal.DedupStateViews;
+import io.bloomstream.table.internal.SqlDedupState;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.List;
@@ -45,8 +45,8 @@ import org.apache.flink.types.Row;
  * a dedup over the whole table, partition by {@link ShardScalarFunction BLOOM_SHARD(id)}.
  *
  * <p><b>Guarantee</b>, per partition key and id, as the DataStream operator's ({@link
- * io.bloomstream.flink.BloomDedup}) with allowed lateness 0. Without retention, a row is returned
- * only if no earlier row with its id was returned: a duplicate is never returned; a first
+ * io.bloomstream.flink.dedup.BloomDedup}) with allowed lateness 0. Without retention, a row is
+ * returned only if no earlier row with its id was returned: a duplicate is never returned; a first
  * occurrence is dropped only as a false positive, at a rate of at most {@code fpp} (the scalable
  * growth keeps that rate past {@code expected_items}). With {@code retention} R on the event time
  * of {@code on_time} (G generations of length L = R / (G - 1)): a row whose time is at or before
@@ -67,7 +67,7 @@ import org.apache.flink.types.Row;
  * as the DataStream operator sends it to its rejected side output; so is, under retention, a row
  * without an event time. Every row that reaches the function is counted in exactly one of {@code
  * bloomPassed}, {@code bloomDuplicates}, {@code bloomLate} and {@code bloomRejected} (see {@link
- * io.bloomstream.flink.DedupMetrics}).
+ * io.bloomstream.flink.dedup.DedupMetrics}).
  *
  * <p><b>Arguments</b>, checked at planning time (a {@code ValidationException} naming the argument
  * and its value): {@code id_column} a literal naming a STRING, BYTES or integer column of the

@@ -1,6 +1,6 @@
 package io.bloomstream.table;
 
-import io.bloomstream.flink.ScreenFilterLoader;
+import io.bloomstream.flink.screen.ScreenFilterLoader;
 import io.bloomstream.table.internal.FilterValues;
 import io.bloomstream.table.internal.SqlArguments;
 import io.bloomstream.table.internal.SqlArguments.Arg;

@@ -2,7 +2,7 @@ package io.bloomstream.table;
 
 import io.bloomstream.filter.Hasher;
 import io.bloomstream.filter.Wtf8;
-import io.bloomstream.flink.DedupConfig;
+import io.bloomstream.flink.dedup.DedupConfig;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;

@@ -4,8 +4,24 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.bloomstream.filter.Hasher;
 import io.bloomstream.filter.Normalization;
-import io.bloomstream.flink.DedupHarness.Backend;
+import io.bloomstream.flink.count.BloomCount;
+import io.bloomstream.flink.count.BloomOverlap;
+import io.bloomstream.flink.count.BloomOverlapTest;
+import io.bloomstream.flink.count.CountConfig;
+import io.bloomstream.flink.count.CountFunction;
+import io.bloomstream.flink.count.CountFunctionTest;
+import io.bloomstream.flink.dedup.BloomDedup;
+import io.bloomstream.flink.dedup.BloomDedupITCase;
+import io.bloomstream.flink.dedup.DedupConfig;
+import io.bloomstream.flink.dedup.DedupMetrics;
+import io.bloomstream.flink.screen.BloomScreen;
+import io.bloomstream.flink.screen.FilterUpdate;
+import io.bloomstream.flink.screen.ScreenConfig;
+import io.bloomstream.flink.screen.ScreenFunctionTest;
+import io.bloomstream.flink.screen.ScreenMetrics;
+import io.bloomstream.testing.Backend;
 import io.bloomstream.testing.FailOnce;
+import io.bloomstream.testing.KeyedEvents;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -142,7 +158,7 @@ class MetricsITCase {
                         .fpp(0.01)
                         .retention(Duration.ofSeconds(1), DedupConfig.TimeDomain.EVENT_TIME)
                         .build();
-        BloomDedup.perKey(events.keyBy(DedupHarness::key), DedupHarness.idSelector(), scalable)
+        BloomDedup.perKey(events.keyBy(KeyedEvents::key), KeyedEvents.idSelector(), scalable)
                 .map(new FailOnce<String>(1_000))
                 .returns(Types.STRING)
                 .sinkTo(new DiscardingSink<>());
@@ -154,32 +170,31 @@ class MetricsITCase {
                         .retention(Duration.ofSeconds(1), DedupConfig.TimeDomain.EVENT_TIME)
                         .build();
         BloomDedup.withUidPrefix(FIXED_DEDUP)
-                .perKey(events.keyBy(DedupHarness::key), DedupHarness.idSelector(), fixed)
+                .perKey(events.keyBy(KeyedEvents::key), KeyedEvents.idSelector(), fixed)
                 .sinkTo(new DiscardingSink<>());
 
         DataStream<String> near = events.filter(e -> !e.startsWith("far,"));
-        DataStream<ScreenCommand> commands =
+        DataStream<FilterUpdate> commands =
                 env.fromData(
-                        ScreenCommand.add("new@bloom.example"),
-                        ScreenCommand.add("nodomain@"), // unusable: a command error
-                        ScreenCommand.load("nosuchscheme:///list-v2.bloom", 2)); // a load error
+                        FilterUpdate.add("new@bloom.example"),
+                        FilterUpdate.add("nodomain@"), // unusable: a command error
+                        FilterUpdate.load("nosuchscheme:///list-v2.bloom", 2)); // a load error
         ScreenConfig<String> screen =
                 ScreenConfig.<String>builder()
                         .filterPath(filter)
                         .normalization(Normalization.EMAIL)
-                        .field("from", e -> DedupHarness.key(e) + "@bloom.example")
-                        .field("id", e -> DedupHarness.id(e).isEmpty() ? null : "x@y.example")
+                        .field("from", e -> KeyedEvents.key(e) + "@bloom.example")
+                        .field("id", e -> KeyedEvents.id(e).isEmpty() ? null : "x@y.example")
                         .build();
         BloomScreen.screen(near, commands, screen).sinkTo(new DiscardingSink<>());
-        CountConfig count =
-                BloomCountFunctionTest.eventTime(100).window(Duration.ofSeconds(1)).build();
-        BloomCount.perKey(near.keyBy(DedupHarness::key), DedupHarness.idSelector(), count)
+        CountConfig count = CountFunctionTest.eventTime(100).window(Duration.ofSeconds(1)).build();
+        BloomCount.perKey(near.keyBy(KeyedEvents::key), KeyedEvents.idSelector(), count)
                 .sinkTo(new DiscardingSink<>());
         BloomOverlap.between(
-                        near.keyBy(DedupHarness::key),
-                        DedupHarness.idSelector(),
-                        near.filter(e -> e.hashCode() % 2 == 0).keyBy(DedupHarness::key),
-                        DedupHarness.idSelector(),
+                        near.keyBy(KeyedEvents::key),
+                        KeyedEvents.idSelector(),
+                        near.filter(e -> e.hashCode() % 2 == 0).keyBy(KeyedEvents::key),
+                        KeyedEvents.idSelector(),
                         BloomOverlapTest.config(
                                 DedupConfig.builder()
                                         .expectedItems(5000)
@@ -240,7 +255,7 @@ class MetricsITCase {
                         .isPositive();
             }
             List<Map<String, Metric>> counts = groups(job, BloomCount.DEFAULT_UID, attempt);
-            assertThat(sum(counts, BloomCountFunction.REJECTED)).as(as).isPositive();
+            assertThat(sum(counts, CountFunction.REJECTED)).as(as).isPositive();
             List<Map<String, Metric>> overlaps = groups(job, BloomOverlap.DEFAULT_UID, attempt);
             assertThat(sum(overlaps, BloomOverlap.REJECTED)).as(as).isPositive();
             assertThat(sum(overlaps, BloomOverlap.SHAPE_MISMATCH)).as(as).isZero();

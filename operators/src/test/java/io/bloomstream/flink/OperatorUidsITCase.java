@@ -6,6 +6,15 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.bloomstream.filter.BloomFilter;
 import io.bloomstream.filter.FilterCodec;
 import io.bloomstream.filter.Normalization;
+import io.bloomstream.flink.count.BloomCount;
+import io.bloomstream.flink.count.BloomOverlap;
+import io.bloomstream.flink.count.CountConfig;
+import io.bloomstream.flink.dedup.BloomDedup;
+import io.bloomstream.flink.dedup.DedupConfig;
+import io.bloomstream.flink.screen.BloomScreen;
+import io.bloomstream.flink.screen.ScreenConfig;
+import io.bloomstream.testing.KeyedEvents;
+import io.bloomstream.testing.MiniClusters;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -33,7 +42,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class OperatorUidsITCase {
 
-    @RegisterExtension static final MiniClusterExtension MINI_CLUSTER = DedupHarness.miniCluster();
+    @RegisterExtension
+    static final MiniClusterExtension MINI_CLUSTER = MiniClusters.twoTaskManagers();
 
     private static final int IDS = 300;
 
@@ -57,7 +67,7 @@ class OperatorUidsITCase {
         }
         return ScreenConfig.<String>builder()
                 .filterPath(file.toUri().toString())
-                .field("id", DedupHarness::id);
+                .field("id", KeyedEvents::id);
     }
 
     private static CountConfig.Builder countConfig() {
@@ -90,9 +100,9 @@ class OperatorUidsITCase {
                                         BloomDedup.perKey(
                                                         events(env)
                                                                 .keyBy(
-                                                                        DedupHarness::key,
+                                                                        KeyedEvents::key,
                                                                         Types.STRING),
-                                                        DedupHarness.idSelector(),
+                                                        KeyedEvents.idSelector(),
                                                         dedup)
                                                 .sinkTo(new DiscardingSink<>())))
                 .isEqualTo(Map.of("bloom-dedup", "bloom-dedup"));
@@ -101,7 +111,7 @@ class OperatorUidsITCase {
                                 env ->
                                         BloomDedup.global(
                                                         events(env),
-                                                        DedupHarness.idSelector(),
+                                                        KeyedEvents.idSelector(),
                                                         dedup)
                                                 .sinkTo(new DiscardingSink<>())))
                 .isEqualTo(Map.of("bloom-dedup", "bloom-dedup"));
@@ -124,9 +134,9 @@ class OperatorUidsITCase {
                                         BloomCount.perKey(
                                                         events(env)
                                                                 .keyBy(
-                                                                        DedupHarness::key,
+                                                                        KeyedEvents::key,
                                                                         Types.STRING),
-                                                        DedupHarness.idSelector(),
+                                                        KeyedEvents.idSelector(),
                                                         count)
                                                 .sinkTo(new DiscardingSink<>())))
                 .isEqualTo(Map.of("bloom-count", "bloom-count"));
@@ -135,7 +145,7 @@ class OperatorUidsITCase {
                                 env ->
                                         BloomCount.global(
                                                         events(env),
-                                                        DedupHarness.idSelector(),
+                                                        KeyedEvents.idSelector(),
                                                         count)
                                                 .sinkTo(new DiscardingSink<>())))
                 .isEqualTo(
@@ -145,10 +155,10 @@ class OperatorUidsITCase {
                                 env -> {
                                     DataStream<String> e = events(env);
                                     BloomOverlap.between(
-                                                    e.keyBy(DedupHarness::key, Types.STRING),
-                                                    DedupHarness.idSelector(),
-                                                    e.keyBy(DedupHarness::key, Types.STRING),
-                                                    DedupHarness.idSelector(),
+                                                    e.keyBy(KeyedEvents::key, Types.STRING),
+                                                    KeyedEvents.idSelector(),
+                                                    e.keyBy(KeyedEvents::key, Types.STRING),
+                                                    KeyedEvents.idSelector(),
                                                     count)
                                             .sinkTo(new DiscardingSink<>());
                                 }))
@@ -175,7 +185,7 @@ class OperatorUidsITCase {
             outputs.add(
                     BloomCount.global(
                                     events,
-                                    DedupHarness.idSelector(),
+                                    KeyedEvents.idSelector(),
                                     countConfig().uidPrefix(p).build())
                             .filter(e -> e.isFinal)
                             .map(e -> p + " final " + e.estimate + " " + e.standardError)
@@ -186,7 +196,7 @@ class OperatorUidsITCase {
                     BloomDedup.withUidPrefix(p)
                             .global(
                                     events,
-                                    DedupHarness.idSelector(),
+                                    KeyedEvents.idSelector(),
                                     DedupConfig.builder().expectedItems(10_000).build())
                             .map(e -> p + " first")
                             .returns(Types.STRING));
@@ -235,19 +245,19 @@ class OperatorUidsITCase {
                                 env -> {
                                     DataStream<String> e = events(env);
                                     BloomScreen.screen(e, screen).sinkTo(new DiscardingSink<>());
-                                    BloomCount.global(e, DedupHarness.idSelector(), count)
+                                    BloomCount.global(e, KeyedEvents.idSelector(), count)
                                             .sinkTo(new DiscardingSink<>());
                                     BloomOverlap.between(
-                                                    e.keyBy(DedupHarness::key, Types.STRING),
-                                                    DedupHarness.idSelector(),
-                                                    e.keyBy(DedupHarness::key, Types.STRING),
-                                                    DedupHarness.idSelector(),
+                                                    e.keyBy(KeyedEvents::key, Types.STRING),
+                                                    KeyedEvents.idSelector(),
+                                                    e.keyBy(KeyedEvents::key, Types.STRING),
+                                                    KeyedEvents.idSelector(),
                                                     countConfig().uidPrefix("overlap").build())
                                             .sinkTo(new DiscardingSink<>());
                                     BloomDedup.withUidPrefix("firsts")
                                             .perKey(
-                                                    e.keyBy(DedupHarness::key, Types.STRING),
-                                                    DedupHarness.idSelector(),
+                                                    e.keyBy(KeyedEvents::key, Types.STRING),
+                                                    KeyedEvents.idSelector(),
                                                     DedupConfig.builder().build())
                                             .sinkTo(new DiscardingSink<>());
                                 }))

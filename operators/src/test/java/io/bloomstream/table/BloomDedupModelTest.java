@@ -2,8 +2,8 @@ package io.bloomstream.table;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.bloomstream.flink.DedupScenario;
-import io.bloomstream.table.SqlTesting.Backend;
+import io.bloomstream.flink.dedup.DedupScenario;
+import io.bloomstream.testing.Backend;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.EdgeCasesMode;
 import net.jqwik.api.ForAll;
@@ -20,12 +20,12 @@ import net.jqwik.api.lifecycle.PropertyLifecycleContext;
 
 /**
  * Tests for {@link DedupTableFunction}: the model-based differential test of the DataStream
- * operator ({@code io.bloomstream.flink.DedupModelTest}), its generated {@link DedupScenario}s
- * (bounded disorder, late bursts, far-future rows, floods past capacity, watermarks, snapshots and
- * restores with changed arguments and rescaling) replayed through the operator the planner makes
- * for a {@code BLOOM_DEDUP} call and checked row by row against the same exact {@code DedupModel}
- * (see {@link BloomDedupModelRun} for what SQL cannot express). Processing-time scenarios are
- * skipped: SQL rejects retention without {@code on_time}.
+ * operator ({@code io.bloomstream.flink.dedup.DedupModelTest}), its generated {@link
+ * DedupScenario}s (bounded disorder, late bursts, far-future rows, floods past capacity,
+ * watermarks, snapshots and restores with changed arguments and rescaling) replayed through the
+ * operator the planner makes for a {@code BLOOM_DEDUP} call and checked row by row against the same
+ * exact {@code DedupModel} (see {@link BloomDedupModelRun} for what SQL cannot express).
+ * Processing-time scenarios are skipped: SQL rejects retention without {@code on_time}.
  *
  * <p>Tries: {@value #HEAP_TRIES} scenarios on the heap backend and {@value #ROCKSDB_TRIES} on
  * RocksDB by default (about a minute); {@code -Dbloomstream.modelTries=N}, the property of the

@@ -2,7 +2,8 @@ package io.bloomstream.table;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.bloomstream.table.SqlTesting.Backend;
+import io.bloomstream.testing.Backend;
+import io.bloomstream.testing.MiniClusters;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -46,7 +47,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  */
 class BloomDedupRestoreITCase {
 
-    @RegisterExtension static final MiniClusterExtension MINI_CLUSTER = SqlTesting.miniCluster();
+    @RegisterExtension
+    static final MiniClusterExtension MINI_CLUSTER = MiniClusters.twoTaskManagers();
 
     private static final double FPP = 0.01;
     private static final String QUERY =
@@ -74,7 +76,7 @@ class BloomDedupRestoreITCase {
     }
 
     private static StreamExecutionEnvironment env(Backend backend, String restore) {
-        Configuration conf = SqlTesting.config(backend);
+        Configuration conf = backend.jobConfig();
         if (restore != null) {
             conf.set(StateRecoveryOptions.SAVEPOINT_PATH, restore);
             conf.set(StateRecoveryOptions.SAVEPOINT_IGNORE_UNCLAIMED_STATE, true);

@@ -2,7 +2,8 @@ package io.bloomstream.table;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.bloomstream.table.SqlTesting.Backend;
+import io.bloomstream.testing.Backend;
+import io.bloomstream.testing.MiniClusters;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -23,7 +24,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  */
 class DedupTableFunctionITCase {
 
-    @RegisterExtension static final MiniClusterExtension MINI_CLUSTER = SqlTesting.miniCluster();
+    @RegisterExtension
+    static final MiniClusterExtension MINI_CLUSTER = MiniClusters.twoTaskManagers();
 
     private static final double FPP = 0.01;
 
@@ -39,7 +41,7 @@ class DedupTableFunctionITCase {
     @ParameterizedTest
     @EnumSource(Backend.class)
     void returnsTheDistinctIdsMinusFalsePositives(Backend backend) throws Exception {
-        StreamTableEnvironment t = SqlTesting.tableEnv(SqlTesting.config(backend), 2);
+        StreamTableEnvironment t = SqlTesting.tableEnv(backend.jobConfig(), 2);
         idsTable(t);
         Set<String> exact = new HashSet<>();
         for (Row r : SqlTesting.collect(t, "SELECT DISTINCT id FROM ids")) {
@@ -78,7 +80,7 @@ class DedupTableFunctionITCase {
     @Test
     @SuppressWarnings("deprecation")
     void oldClassNamesStillRegister() throws Exception {
-        StreamTableEnvironment t = SqlTesting.tableEnv(SqlTesting.config(Backend.HEAP), 1);
+        StreamTableEnvironment t = SqlTesting.tableEnv(Backend.HEAP.jobConfig(), 1);
         idsTable(t);
         String[][] old = {
             {"OLD_DEDUP", BloomDedup.class.getName()},

@@ -4,13 +4,9 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.PipelineOptions;
-import org.apache.flink.configuration.StateBackendOptions;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.TableResult;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
-import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.types.Row;
 import org.apache.flink.util.CloseableIterator;
 
@@ -21,35 +17,6 @@ final class SqlTesting {
     static final Path TESTDATA = Path.of("..", "testdata").toAbsolutePath().normalize();
 
     private SqlTesting() {}
-
-    /** The state backends the tests run on. */
-    enum Backend {
-        HEAP("hashmap"),
-        ROCKSDB("rocksdb");
-
-        final String name;
-
-        Backend(String name) {
-            this.name = name;
-        }
-    }
-
-    /** Two task managers with two slots each. */
-    static MiniClusterExtension miniCluster() {
-        return new MiniClusterExtension(
-                new MiniClusterResourceConfiguration.Builder()
-                        .setNumberTaskManagers(2)
-                        .setNumberSlotsPerTaskManager(2)
-                        .build());
-    }
-
-    /** A job configuration on {@code backend} with Kryo disabled, so a fallback fails loudly. */
-    static Configuration config(Backend backend) {
-        Configuration conf = new Configuration();
-        conf.set(StateBackendOptions.STATE_BACKEND, backend.name);
-        conf.set(PipelineOptions.GENERIC_TYPES, false);
-        return conf;
-    }
 
     /** A streaming table environment at {@code parallelism} with the functions registered. */
     static StreamTableEnvironment tableEnv(Configuration conf, int parallelism) {

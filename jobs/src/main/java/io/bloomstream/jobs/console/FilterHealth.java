@@ -1,7 +1,7 @@
 package io.bloomstream.jobs.console;
 
 import io.bloomstream.filter.FilterSpec;
-import io.bloomstream.flink.DedupConfig;
+import io.bloomstream.flink.dedup.DedupConfig;
 import java.util.Locale;
 
 /**
@@ -73,7 +73,7 @@ public final class FilterHealth {
             LocalMetrics.DedupFigures f, DedupConfig config, boolean global, String what) {
         long perKey =
                 global
-                        ? io.bloomstream.flink.BloomDedup.itemsPerShard(
+                        ? io.bloomstream.flink.dedup.BloomDedup.itemsPerShard(
                                 config.expectedItems(), config.shards())
                         : config.expectedItems();
         // State: pages of each stage's page size; exact when every stage up to the most stages

@@ -1,6 +1,6 @@
 package io.bloomstream.jobs.console;
 
-import io.bloomstream.flink.DedupMetrics;
+import io.bloomstream.flink.dedup.DedupMetrics;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;

@@ -2,7 +2,7 @@ package io.bloomstream.jobs.console;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.bloomstream.flink.DedupConfig;
+import io.bloomstream.flink.dedup.DedupConfig;
 import org.junit.jupiter.api.Test;
 
 /** Tests for the arithmetic of {@link FilterHealth}, on given figures. */

@@ -1,6 +1,6 @@
 package io.bloomstream.flink.typeutils;
 
-import io.bloomstream.flink.FilterMeta;
+import io.bloomstream.flink.state.FilterMeta;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;

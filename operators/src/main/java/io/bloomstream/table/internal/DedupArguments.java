@@ -1,6 +1,6 @@
 package io.bloomstream.table.internal;
 
-import io.bloomstream.flink.DedupConfig;
+import io.bloomstream.flink.dedup.DedupConfig;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,6 +1,6 @@
 package io.bloomstream.table.internal;
 
-import io.bloomstream.flink.FilterMeta;
+import io.bloomstream.flink.state.FilterMeta;
 import io.bloomstream.flink.typeutils.FilterMetaSerializer;
 import java.io.IOException;
 import java.util.Iterator;

@@ -4,7 +4,7 @@ import io.bloomstream.filter.FilterSpec;
 import io.bloomstream.filter.Hash128;
 import io.bloomstream.filter.Hasher;
 import io.bloomstream.filter.Sizing;
-import io.bloomstream.flink.DedupConfig;
+import io.bloomstream.flink.dedup.DedupConfig;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.List;

@@ -3,7 +3,7 @@ package io.bloomstream.flink.typeutils;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.bloomstream.flink.FilterMeta;
+import io.bloomstream.flink.state.FilterMeta;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;

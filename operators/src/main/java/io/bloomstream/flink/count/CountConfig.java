@@ -1,0 +1,203 @@
+package io.bloomstream.flink.count;
+
+import io.bloomstream.flink.dedup.DedupConfig;
+import io.bloomstream.flink.internal.OperatorUids;
+import java.io.Serializable;
+import java.time.Duration;
+import java.util.Objects;
+import org.apache.flink.annotation.PublicEvolving;
+
+/**
+ * The configuration of a distinct-count operator ({@link BloomCount}): the filter of each key (a
+ * {@link DedupConfig}: expected items, rate, page size, seed, growth) and when estimates are
+ * emitted. Immutable and validated; build it with {@link #builder()}.
+ */
+@PublicEvolving
+public final class CountConfig implements Serializable {
+
+    private static final long serialVersionUID = 1L;
+
+    /** Default emission interval. */
+    public static final Duration DEFAULT_INTERVAL = Duration.ofMinutes(1);
+
+    /** Default number of tumbling windows a key may have open at once (windowed variant). */
+    public static final int DEFAULT_OPEN_WINDOWS = 4;
+
+    private final DedupConfig filter;
+    private final Duration interval;
+    private final DedupConfig.TimeDomain timeDomain;
+    private final boolean onChangeOnly;
+    private final Duration window;
+    private final int openWindows;
+    private final String uidPrefix;
+
+    private CountConfig(Builder b) {
+        this.filter = b.filter;
+        this.interval = b.interval;
+        this.timeDomain = b.timeDomain;
+        this.onChangeOnly = b.onChangeOnly;
+        this.window = b.window;
+        this.openWindows = b.openWindows;
+        this.uidPrefix = b.uidPrefix;
+    }
+
+    /** A builder with the defaults. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** The filter of each key (of each window, in the windowed variant). */
+    public DedupConfig filter() {
+        return filter;
+    }
+
+    /** How often each key's estimate is emitted (not used by the windowed variant). */
+    public Duration interval() {
+        return interval;
+    }
+
+    /** The clock of emission (and of windows). */
+    public DedupConfig.TimeDomain timeDomain() {
+        return timeDomain;
+    }
+
+    /** Whether a key's estimate is emitted only when its filter changed since the last one. */
+    public boolean onChangeOnly() {
+        return onChangeOnly;
+    }
+
+    /** The tumbling window, or null for running counts. */
+    public Duration window() {
+        return window;
+    }
+
+    /** Windows a key may have open at once; an event of a newer one closes the oldest early. */
+    public int openWindows() {
+        return openWindows;
+    }
+
+    /**
+     * The uid and name of the operator, and the prefix of the helper operators it adds; null (the
+     * default) for the operator's own default, {@link BloomCount#DEFAULT_UID} or {@link
+     * BloomOverlap#DEFAULT_UID}.
+     */
+    public String uidPrefix() {
+        return uidPrefix;
+    }
+
+    /** {@link #uidPrefix()}, or {@code defaultPrefix} when not set. */
+    String uidPrefixOr(String defaultPrefix) {
+        return uidPrefix != null ? uidPrefix : defaultPrefix;
+    }
+
+    /** The first emission boundary (a multiple of the interval) after {@code time}. */
+    long nextTick(long time) {
+        long interval = this.interval.toMillis();
+        return (Math.floorDiv(time, interval) + 1) * interval;
+    }
+
+    @Override
+    public String toString() {
+        return "CountConfig{filter="
+                + filter
+                + ", interval="
+                + interval
+                + ", timeDomain="
+                + timeDomain
+                + ", onChangeOnly="
+                + onChangeOnly
+                + ", window="
+                + window
+                + ", openWindows="
+                + openWindows
+                + (uidPrefix == null ? "" : ", uidPrefix=" + uidPrefix)
+                + "}";
+    }
+
+    /** Builds a {@link CountConfig}. */
+    public static final class Builder {
+        private DedupConfig filter = DedupConfig.builder().build();
+        private Duration interval = DEFAULT_INTERVAL;
+        private DedupConfig.TimeDomain timeDomain = DedupConfig.TimeDomain.PROCESSING_TIME;
+        private boolean onChangeOnly;
+        private Duration window;
+        private int openWindows = DEFAULT_OPEN_WINDOWS;
+        private String uidPrefix;
+
+        private Builder() {}
+
+        /**
+         * The filter of each key: expected distinct items, rate, growth (default: 10^6 items at 1%,
+         * scalable). Retention and duplicate output do not apply to counting.
+         */
+        public Builder filter(DedupConfig filter) {
+            Objects.requireNonNull(filter, "filter");
+            if (filter.hasRetention()) {
+                throw new IllegalArgumentException(
+                        "filter retention does not apply to counting; use window(...) instead");
+            }
+            this.filter = filter;
+            return this;
+        }
+
+        /** Emission interval (default 1 minute), at least 1 ms. */
+        public Builder interval(Duration interval) {
+            Objects.requireNonNull(interval, "interval");
+            if (interval.toMillis() < 1) {
+                throw new IllegalArgumentException("interval must be >= 1 ms, was " + interval);
+            }
+            this.interval = interval;
+            return this;
+        }
+
+        /** The clock of emission and windows (default processing time). */
+        public Builder timeDomain(DedupConfig.TimeDomain timeDomain) {
+            this.timeDomain = Objects.requireNonNull(timeDomain, "timeDomain");
+            return this;
+        }
+
+        /** Emit a key's estimate only when its filter changed (default false). */
+        public Builder onChangeOnly(boolean onChangeOnly) {
+            this.onChangeOnly = onChangeOnly;
+            return this;
+        }
+
+        /** Count per tumbling window of this size instead of running counts. */
+        public Builder window(Duration window) {
+            Objects.requireNonNull(window, "window");
+            if (window.toMillis() < 1) {
+                throw new IllegalArgumentException("window must be >= 1 ms, was " + window);
+            }
+            this.window = window;
+            return this;
+        }
+
+        /** Windows a key may have open at once (default 4, 1..64). */
+        public Builder openWindows(int openWindows) {
+            if (openWindows < 1 || openWindows > 64) {
+                throw new IllegalArgumentException(
+                        "openWindows must be in [1, 64], was " + openWindows);
+            }
+            this.openWindows = openWindows;
+            return this;
+        }
+
+        /**
+         * The uid and name of the counting (or overlap) operator; {@link BloomCount#global} names
+         * its summing operator with this prefix and {@code -sum}. Default: {@link
+         * BloomCount#DEFAULT_UID} or {@link BloomOverlap#DEFAULT_UID}, which keep the uids of
+         * earlier releases. Give each count of a job its own prefix.
+         *
+         * @throws IllegalArgumentException if the prefix is blank
+         */
+        public Builder uidPrefix(String uidPrefix) {
+            this.uidPrefix = OperatorUids.checkPrefix(uidPrefix);
+            return this;
+        }
+
+        /** The config. */
+        public CountConfig build() {
+            return new CountConfig(this);
+        }
+    }
+}

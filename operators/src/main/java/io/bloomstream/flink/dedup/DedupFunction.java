@@ -1,0 +1,257 @@
+package io.bloomstream.flink.dedup;
+
+import io.bloomstream.filter.Hash128;
+import io.bloomstream.flink.IdSelector;
+import io.bloomstream.flink.internal.RejectLog;
+import io.bloomstream.flink.internal.TimeMath;
+import io.bloomstream.flink.state.KeyCache;
+import io.bloomstream.flink.state.KeyedFilterState;
+import io.bloomstream.flink.typeutils.FilterMetaSerializer;
+import io.bloomstream.flink.typeutils.PageSerializer;
+import java.util.Objects;
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
+import org.apache.flink.api.common.state.MapStateDescriptor;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeutils.base.LongSerializer;
+import org.apache.flink.api.common.typeutils.base.StringSerializer;
+import org.apache.flink.runtime.state.FunctionInitializationContext;
+import org.apache.flink.runtime.state.FunctionSnapshotContext;
+import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
+import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
+import org.apache.flink.util.Collector;
+import org.apache.flink.util.OutputTag;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The keyed dedup function: first occurrences of each id per key go to the main output, duplicates
+ * are dropped or go to a side output, events without a usable id (or, under event-time retention,
+ * without a timestamp) go to the rejected side output. Use it through {@link BloomDedup}.
+ *
+ * @param <K> the key type
+ * @param <T> the event type
+ */
+@Internal
+public class DedupFunction<K, T> extends KeyedProcessFunction<K, T, T>
+        implements CheckpointedFunction {
+
+    private static final long serialVersionUID = 1L;
+    private static final Logger LOG = LoggerFactory.getLogger(DedupFunction.class);
+
+    /** State name of the per-key metadata (part of the savepoint contract). */
+    public static final String META_STATE = "bloom-meta";
+
+    /** State name of the per-key pages (part of the savepoint contract). */
+    public static final String PAGES_STATE = "bloom-pages";
+
+    /**
+     * Operator (union list) state that records the shape of the state: layout version, hash,
+     * shards, time domain and retention (see {@link StateShape}); checked on restore.
+     */
+    public static final String SHAPE_STATE = "bloom-shape";
+
+    private final IdSelector<T> idSelector;
+    private final DedupConfig config;
+    private final long itemsPerKey;
+    private final int shards;
+    private final OutputTag<T> duplicates;
+    private final OutputTag<T> rejected;
+    private final OutputTag<T> late;
+
+    private transient io.bloomstream.filter.Hasher hasher;
+    private transient KeyedFilterState filter;
+    private transient DedupMetrics metrics;
+    private transient RejectLog rejectLog;
+    private transient RejectLog lateLog;
+    private transient long latenessMillis;
+    private transient StateShape shape;
+    private transient ListState<String> shapeState;
+    private transient org.apache.flink.streaming.api.operators.KeyContext keyContext;
+
+    /** The hash of the next event's id when the operator computed it already (bundles). */
+    private transient Hash128 nextHash;
+
+    DedupFunction(
+            IdSelector<T> idSelector,
+            DedupConfig config,
+            long itemsPerKey,
+            int shards,
+            OutputTag<T> duplicates,
+            OutputTag<T> rejected,
+            OutputTag<T> late) {
+        this.idSelector = Objects.requireNonNull(idSelector, "idSelector");
+        this.config = Objects.requireNonNull(config, "config");
+        this.itemsPerKey = itemsPerKey;
+        this.shards = shards;
+        this.duplicates = duplicates;
+        this.rejected = rejected;
+        this.late = late;
+    }
+
+    @Override
+    public void open(OpenContext openContext) throws Exception {
+        metrics = new DedupMetrics(getRuntimeContext().getMetricGroup());
+        rejectLog = new RejectLog(LOG, DedupMetrics.REJECTED);
+        lateLog = new RejectLog(LOG, DedupMetrics.LATE);
+        latenessMillis = config.allowedLateness().toMillis();
+        hasher = config.hasher(); // creating an XXH3 instance derives its secret: do it once
+        filter =
+                new KeyedFilterState(
+                        config,
+                        itemsPerKey,
+                        getRuntimeContext()
+                                .getState(
+                                        new ValueStateDescriptor<>(
+                                                META_STATE, FilterMetaSerializer.INSTANCE)),
+                        getRuntimeContext()
+                                .getMapState(
+                                        new MapStateDescriptor<>(
+                                                PAGES_STATE,
+                                                LongSerializer.INSTANCE,
+                                                PageSerializer.INSTANCE)),
+                        metrics,
+                        keyContext,
+                        KeyedFilterState.META_CACHE_KEYS,
+                        KeyedFilterState.newRunId());
+    }
+
+    /**
+     * Lends the function its operator's key context, which turns on the write-back cache of {@link
+     * DedupConfig#cacheBytes()}; the operator must then call {@link #flush()} before every
+     * checkpoint barrier ({@link DedupOperator} does). Called before {@link #open}.
+     */
+    void useKeyContext(org.apache.flink.streaming.api.operators.KeyContext keys) {
+        this.keyContext = keys;
+    }
+
+    /** The hash of an event's id, or null for an event without a usable id. */
+    Hash128 hashOf(T event) {
+        return idSelector.hash(event, hasher);
+    }
+
+    /** Uses {@code hash} (from {@link #hashOf}) for the next event instead of hashing its id. */
+    void useHash(Hash128 hash) {
+        nextHash = hash;
+    }
+
+    /**
+     * The cached page an id would be judged in, or null; see {@link KeyedFilterState#pageToTouch}.
+     */
+    long[] pageToTouch(Object key, long h1) {
+        return filter.pageToTouch(key, h1);
+    }
+
+    /** The write-back cache, or null when it is off or the function is not open. */
+    KeyCache cache() {
+        return filter == null ? null : filter.cache();
+    }
+
+    /** Writes the cached changes of filter state to Flink's state. */
+    void flush() throws Exception {
+        if (filter != null) {
+            filter.flush();
+        }
+    }
+
+    @Override
+    public void processElement(T event, Context ctx, Collector<T> out) throws Exception {
+        metrics.recordsIn.inc();
+        Hash128 hash = nextHash != null ? nextHash : idSelector.hash(event, hasher);
+        nextHash = null;
+        if (hash == null) {
+            reject(event, ctx, "no id (null or empty)");
+            return;
+        }
+        long time = 0;
+        long horizon = 0;
+        boolean eventTime = config.timeDomain() == DedupConfig.TimeDomain.EVENT_TIME;
+        if (config.hasRetention()) {
+            if (eventTime) {
+                Long ts = ctx.timestamp();
+                if (ts == null) {
+                    reject(event, ctx, "no timestamp under event-time retention");
+                    return;
+                }
+                time = ts;
+                long watermark = ctx.timerService().currentWatermark();
+                horizon = watermark;
+                if (watermark != Long.MIN_VALUE
+                        && time <= TimeMath.minus(watermark, latenessMillis)) {
+                    metrics.late.inc();
+                    ctx.output(late, event);
+                    lateLog.rejected(
+                            metrics.late.getCount(),
+                            "late: timestamp "
+                                    + time
+                                    + " is not after watermark "
+                                    + watermark
+                                    + " - allowed lateness "
+                                    + latenessMillis
+                                    + " ms",
+                            event);
+                    return;
+                }
+            } else {
+                time = ctx.timerService().currentProcessingTime();
+                horizon = time;
+            }
+        }
+        if (filter.addIfAbsent(ctx.getCurrentKey(), hash.h1(), hash.h2(), time, horizon)) {
+            metrics.passed.inc();
+            out.collect(event);
+        } else {
+            metrics.duplicates.inc();
+            if (config.emitDuplicates()) {
+                ctx.output(duplicates, event);
+            }
+        }
+        long expiry = filter.newExpiry(); // one cleanup timer per key and generation
+        if (expiry != Long.MIN_VALUE) {
+            register(ctx.timerService(), expiry);
+        }
+    }
+
+    private void register(org.apache.flink.streaming.api.TimerService timers, long time) {
+        if (config.timeDomain() == DedupConfig.TimeDomain.EVENT_TIME) {
+            timers.registerEventTimeTimer(time);
+        } else {
+            timers.registerProcessingTimeTimer(time);
+        }
+    }
+
+    @Override
+    public void onTimer(long timestamp, OnTimerContext ctx, Collector<T> out) throws Exception {
+        for (long expiry : filter.expireAt(ctx.getCurrentKey(), timestamp)) {
+            register(ctx.timerService(), expiry);
+        }
+    }
+
+    @Override
+    public void snapshotState(FunctionSnapshotContext context) throws Exception {
+        shapeState.update(java.util.List.of(shape.encode()));
+    }
+
+    @Override
+    public void initializeState(FunctionInitializationContext context) throws Exception {
+        shape = StateShape.of(config, shards);
+        shapeState =
+                context.getOperatorStateStore()
+                        .getUnionListState(
+                                new ListStateDescriptor<>(SHAPE_STATE, StringSerializer.INSTANCE));
+        if (context.isRestored()) {
+            for (String recorded : shapeState.get()) {
+                shape.checkRestore(StateShape.decode(recorded), LOG);
+                break; // every subtask wrote the same record
+            }
+        }
+    }
+
+    private void reject(T event, Context ctx, String reason) {
+        metrics.rejected.inc();
+        ctx.output(rejected, event);
+        rejectLog.rejected(metrics.rejected.getCount(), reason, event);
+    }
+}

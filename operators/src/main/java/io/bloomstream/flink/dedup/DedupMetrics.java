@@ -1,0 +1,135 @@
+package io.bloomstream.flink.dedup;
+
+import org.apache.flink.annotation.PublicEvolving;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.Gauge;
+import org.apache.flink.metrics.MetricGroup;
+
+/**
+ * The metrics of Bloom filter operators, registered in the operator's metric group. Gauges named
+ * "worst" report the maximum over the keys touched since the previous read.
+ */
+@PublicEvolving
+public final class DedupMetrics {
+
+    /** Counter: events in. */
+    public static final String RECORDS_IN = "bloomRecordsIn";
+
+    /** Counter: first occurrences passed on. */
+    public static final String PASSED = "bloomPassed";
+
+    /** Counter: duplicates dropped (or sent to the duplicates side output). */
+    public static final String DUPLICATES = "bloomDuplicates";
+
+    /** Counter: events without a usable id or timestamp, sent to the rejected side output. */
+    public static final String REJECTED = "bloomRejected";
+
+    /**
+     * Counter: event-time events that arrived later than the allowed lateness behind the watermark,
+     * sent to the late side output without being judged.
+     */
+    public static final String LATE = "bloomLate";
+
+    /**
+     * Counter: generations widened to take a bucket of another because the key had no free slot
+     * (ids in them are then remembered longer than the retention); see the README.
+     */
+    public static final String WIDENED_GENERATIONS = "bloomWidenedGenerations";
+
+    /** Gauge: the expected fill ratio of the fullest stage touched since the last read. */
+    public static final String WORST_FILL_RATIO = "bloomWorstFillRatio";
+
+    /**
+     * Gauge: the estimated false-positive rate of the fullest stage touched since the last read, (1
+     * - e^(-kn/m))^k.
+     */
+    public static final String ESTIMATED_FPP = "bloomEstimatedFpp";
+
+    /** Gauge: the most cascade stages of a key since the last read. */
+    public static final String CASCADE_STAGES = "bloomCascadeStages";
+
+    /**
+     * Gauge: the pages held by the keys this subtask has read or written since it started: a key's
+     * pages are added when it creates them or, for a restored key, when it is first read (its next
+     * event or timer), and subtracted when they are freed; never negative.
+     */
+    public static final String ALLOCATED_PAGES = "bloomAllocatedPages";
+
+    /** Counter: filters that went past their capacity (fixed growth only). */
+    public static final String OVER_CAPACITY = "bloomOverCapacity";
+
+    public final Counter recordsIn;
+    public final Counter passed;
+    public final Counter duplicates;
+    public final Counter rejected;
+    public final Counter late;
+    public final Counter widenedGenerations;
+    public final Counter overCapacity;
+    // The fullest stage since the last read, by load n/m; fill and rate are computed on read,
+    // so the per-event cost is a comparison.
+    // Volatile so that the per-record check in observe reads them without the lock; written under
+    // the lock only (by observe, and by the gauges' resets).
+    private volatile double worstLoad = -1;
+    private int worstHashes;
+    private volatile int maxStages;
+    private volatile long allocatedPages;
+
+    public DedupMetrics(MetricGroup group) {
+        recordsIn = group.counter(RECORDS_IN);
+        passed = group.counter(PASSED);
+        duplicates = group.counter(DUPLICATES);
+        rejected = group.counter(REJECTED);
+        late = group.counter(LATE);
+        widenedGenerations = group.counter(WIDENED_GENERATIONS);
+        overCapacity = group.counter(OVER_CAPACITY);
+        group.gauge(WORST_FILL_RATIO, (Gauge<Double>) this::worstFill);
+        group.gauge(ESTIMATED_FPP, (Gauge<Double>) this::takeWorstFpp);
+        group.gauge(CASCADE_STAGES, (Gauge<Integer>) this::takeMaxStages);
+        group.gauge(ALLOCATED_PAGES, (Gauge<Long>) () -> allocatedPages);
+    }
+
+    /** Notes a stage of {@code bits} bits and {@code hashes} hashes holding {@code items}. */
+    public void observe(long items, long bits, int hashes, int stages) {
+        // Most records change neither figure: no lock for them (an uncontended lock still costs a
+        // compare-and-swap per record).
+        if ((double) items / bits > worstLoad || stages > maxStages) {
+            update(items, bits, hashes, stages);
+        }
+    }
+
+    private synchronized void update(long items, long bits, int hashes, int stages) {
+        double load = (double) items / bits;
+        if (load > worstLoad) {
+            worstLoad = load;
+            worstHashes = hashes;
+        }
+        if (stages > maxStages) {
+            maxStages = stages;
+        }
+    }
+
+    private synchronized double worstFill() {
+        return worstLoad < 0 ? 0 : -Math.expm1(-worstHashes * worstLoad);
+    }
+
+    private synchronized double takeWorstFpp() {
+        double v = worstLoad < 0 ? 0 : Math.pow(worstFill(), worstHashes);
+        worstLoad = -1;
+        return v;
+    }
+
+    private synchronized int takeMaxStages() {
+        int v = maxStages;
+        maxStages = 0;
+        return v;
+    }
+
+    /** Called by the task thread only (the gauge reads from the reporter's thread). */
+    public void pagesAllocated(long delta) {
+        allocatedPages += delta;
+    }
+
+    long allocatedPages() {
+        return allocatedPages;
+    }
+}

@@ -1,0 +1,157 @@
+package io.bloomstream.flink.dedup;
+
+import io.bloomstream.flink.state.StateLayout;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import org.apache.flink.annotation.Internal;
+import org.slf4j.Logger;
+
+/**
+ * The shape of a dedup operator's state, written into its savepoints as one line of {@code
+ * name=value} fields (operator state {@link DedupFunction#SHAPE_STATE}) and checked when a job
+ * restores from them.
+ *
+ * <p>Fields a restore may not change, because the existing state would be read wrongly: {@code
+ * strategy} and {@code seed} (every page would be probed at other bits), {@code shards} (ids would
+ * be routed to other shards, so duplicates would pass), {@code timeDomain} (retention on or off, or
+ * event against processing time: the recorded buckets count another clock). A change of one of them
+ * fails the restore with the field, the savepoint's value and the new one.
+ *
+ * <p>Fields a restore may change, because each key's state records what it needs to read its own
+ * pages: {@code expectedItems}, {@code fpp}, {@code pageBits}, {@code growth} (existing cascade
+ * stages keep their shape, new stages take the new config), {@code generations} and {@code
+ * generationMillis} (a key keeps its generation length until its state is freed; new keys take the
+ * new one), {@code retentionMillis} and {@code allowedLatenessMillis} (they apply from the restore
+ * on; ids already forgotten under a shorter old retention stay forgotten). These changes are
+ * logged.
+ */
+@Internal
+final class StateShape {
+
+    /** The version of this record and of the keyed state layout it describes. */
+    static final int VERSION = 2;
+
+    private static final String[] FIXED = {"strategy", "seed", "shards", "timeDomain"};
+
+    private final Map<String, String> fields;
+
+    private StateShape(Map<String, String> fields) {
+        this.fields = fields;
+    }
+
+    static StateShape of(DedupConfig config, int shards) {
+        Map<String, String> f = new LinkedHashMap<>();
+        f.put("version", Integer.toString(VERSION));
+        f.put("strategy", config.hasher().strategy().name());
+        f.put("seed", "0x" + Long.toHexString(config.hasher().seed()));
+        f.put("shards", shards == 0 ? "none (per key)" : Integer.toString(shards));
+        f.put("timeDomain", StateLayout.domainName(StateLayout.domainOf(config)));
+        f.put("retentionMillis", Long.toString(config.retentionMillis()));
+        f.put("generations", Integer.toString(config.generations()));
+        f.put("generationMillis", Long.toString(config.generationMillis()));
+        f.put("allowedLatenessMillis", Long.toString(config.allowedLateness().toMillis()));
+        f.put("expectedItems", Long.toString(config.expectedItems()));
+        f.put("fpp", Double.toString(config.fpp()));
+        f.put("pageBits", Integer.toString(config.pageBits()));
+        f.put("growth", config.growth().name());
+        return new StateShape(f);
+    }
+
+    String encode() {
+        StringBuilder sb = new StringBuilder();
+        for (Map.Entry<String, String> e : fields.entrySet()) {
+            sb.append(sb.length() == 0 ? "" : ";").append(e.getKey()).append('=');
+            sb.append(e.getValue());
+        }
+        return sb.toString();
+    }
+
+    static StateShape decode(String text) {
+        Map<String, String> f = new LinkedHashMap<>();
+        for (String part : text.split(";")) {
+            int eq = part.indexOf('=');
+            if (eq > 0) {
+                f.put(part.substring(0, eq), part.substring(eq + 1));
+            }
+        }
+        return new StateShape(f);
+    }
+
+    /**
+     * Checks a restore from state of shape {@code recorded} under this shape.
+     *
+     * @throws IllegalStateException naming the field, its recorded value and the new one, when the
+     *     restore would read the state wrongly
+     */
+    void checkRestore(StateShape recorded, Logger log) {
+        int version;
+        try {
+            version = Integer.parseInt(recorded.fields.getOrDefault("version", "0"));
+        } catch (NumberFormatException e) {
+            throw new IllegalStateException(
+                    "cannot restore dedup state: unreadable shape record " + recorded.encode());
+        }
+        if (version < 1 || version > VERSION) {
+            throw new IllegalStateException(
+                    "cannot restore dedup state: field version was "
+                            + version
+                            + " in the savepoint and this bloomstream reads 1 to "
+                            + VERSION);
+        }
+        for (String name : FIXED) {
+            String was = recorded.fields.get(name);
+            String now = fields.get(name);
+            if (!Objects.equals(was, now)) {
+                throw new IllegalStateException(
+                        "cannot restore dedup state: field "
+                                + name
+                                + " was "
+                                + display(was)
+                                + " in the savepoint and is "
+                                + display(now)
+                                + " in the job's config"
+                                + (name.equals("timeDomain")
+                                        ? " (retentionMillis "
+                                                + recorded.fields.get("retentionMillis")
+                                                + " and "
+                                                + fields.get("retentionMillis")
+                                                + ")"
+                                        : "")
+                                + "; restore with the savepoint's "
+                                + name
+                                + " (changing it would let duplicates pass or drop first"
+                                + " occurrences)");
+            }
+        }
+        for (Map.Entry<String, String> e : fields.entrySet()) {
+            String was = recorded.fields.get(e.getKey());
+            if (was != null && !was.equals(e.getValue())) {
+                log.info(
+                        "Restoring dedup state with field {} changed from {} to {}: existing"
+                                + " filters keep their recorded shape, new ones take the new"
+                                + " config",
+                        e.getKey(),
+                        was,
+                        e.getValue());
+            }
+        }
+    }
+
+    /** A value for a message: hexadecimal seeds also in decimal, as the config takes them. */
+    private static String display(String value) {
+        if (value != null && value.startsWith("0x")) {
+            try {
+                return Long.parseUnsignedLong(value.substring(2), 16) + " (" + value + ")";
+            } catch (NumberFormatException e) {
+                return value;
+            }
+        }
+        return value;
+    }
+
+    @Override
+    public String toString() {
+        return encode();
+    }
+}

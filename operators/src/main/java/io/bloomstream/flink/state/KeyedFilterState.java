@@ -1,0 +1,631 @@
+package io.bloomstream.flink.state;
+
+import io.bloomstream.filter.FilterSpec;
+import io.bloomstream.filter.Hasher;
+import io.bloomstream.filter.Pages;
+import io.bloomstream.flink.dedup.DedupConfig;
+import io.bloomstream.flink.dedup.DedupMetrics;
+import io.bloomstream.flink.internal.TimeMath;
+import io.bloomstream.flink.typeutils.FilterMetaSerializer;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.api.common.state.MapState;
+import org.apache.flink.api.common.state.ValueState;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The Bloom filter of the current key in managed keyed state: a {@link FilterMeta} value and one
+ * MapState entry per non-empty page, keyed by (generation slot, stage, page index). An event reads
+ * one page per stage of each generation it must consult and writes at most one page.
+ *
+ * <p>Retention: time is cut into buckets of length L = {@link FilterMeta#generationMillis} with a
+ * per-key phase o (so that keys do not all rotate in the same instant): bucket b covers [bL + o,
+ * (b+1)L + o). An id seen at time t is added to the generation that holds t's bucket. An event at t
+ * consults every generation holding a bucket that intersects (t - R, t + R), R the retention, so an
+ * occurrence whose timestamp is less than R away from a remembered one is always found, whatever
+ * the order of arrival, and one at least R + L away never is. A generation is freed by a timer
+ * (never on the per-record path) once no on-time event can consult it: when the watermark (or the
+ * clock) reaches the end of its last bucket + R + allowed lateness. Events far ahead of the
+ * watermark get generations of their own; a key has at most {@link FilterMetaSerializer#MAX_SLOTS}
+ * generations, past which an event joins the generation nearest in time, which then covers a range
+ * of buckets (correct, only kept longer).
+ */
+@Internal
+public final class KeyedFilterState {
+
+    private static final Logger LOG = LoggerFactory.getLogger(KeyedFilterState.class);
+
+    /**
+     * The most generation slots a key gives to buckets ahead of the horizon (the watermark's or the
+     * clock's bucket); the rest are kept for on-time events (see {@link
+     * DedupConfig#MAX_ON_TIME_GENERATIONS}).
+     */
+    static final int MAX_FUTURE_SLOTS =
+            FilterMetaSerializer.MAX_SLOTS - DedupConfig.MAX_ON_TIME_GENERATIONS;
+
+    /** Keys whose metadata is cached; see {@link #readMeta}. */
+    public static final int META_CACHE_KEYS = 4096;
+
+    private final DedupConfig config;
+    private final StageShapes shapes;
+    private final Hasher hasher;
+    private final ValueState<FilterMeta> metaState;
+    private final MapState<Long, long[]> pages;
+    private final DedupMetrics metrics;
+    private final long[] scratch = new long[io.bloomstream.filter.Sizing.MAX_HASHES];
+    private final int domain;
+    private final long retentionMillis;
+    private final long latenessMillis;
+    private final int metaCacheKeys;
+
+    private final Map<Object, FilterMeta> metaCache =
+            new LinkedHashMap<>(256, 0.75f, true) {
+                private static final long serialVersionUID = 1L;
+
+                @Override
+                protected boolean removeEldestEntry(Map.Entry<Object, FilterMeta> e) {
+                    return size() > metaCacheKeys;
+                }
+            };
+    private boolean warnedCapacity;
+    private long newExpiry = Long.MIN_VALUE;
+
+    /** The write-back cache, or null to read and write state on every event. */
+    private final KeyCache cache;
+
+    /** The cache entry of the key of the current call (with {@link #cache}). */
+    private KeyCache.Entry entry;
+
+    /** This run's id, recorded in each key it counts (see {@link FilterMeta#countedBy}). */
+    private final long run;
+
+    /**
+     * @param keys switches the backend's current key, for the write-back cache of {@link
+     *     DedupConfig#cacheBytes()} bytes; null (or a budget of 0) reads and writes state on every
+     *     event
+     * @param metaCacheKeys without the write-back cache: how many keys' metadata to keep ({@link
+     *     #META_CACHE_KEYS}; 0 when the caller cannot name the current key on every call, as the
+     *     SQL function's timers cannot, so that every call reads the metadata from {@code
+     *     metaState})
+     * @param run this run's id ({@link #newRunId}; a caller that replaces this object within one
+     *     run passes the same id, so that no key's pages are counted twice)
+     */
+    public KeyedFilterState(
+            DedupConfig config,
+            long itemsPerKey,
+            ValueState<FilterMeta> metaState,
+            MapState<Long, long[]> pages,
+            DedupMetrics metrics,
+            org.apache.flink.streaming.api.operators.KeyContext keys,
+            int metaCacheKeys,
+            long run) {
+        this.cache =
+                keys == null || config.cacheBytes() == 0
+                        ? null
+                        : new KeyCache(config.cacheBytes(), keys, metaState, pages);
+        this.metaCacheKeys = metaCacheKeys;
+        this.run = run;
+        this.config = config;
+        this.shapes = new StageShapes(config, itemsPerKey);
+        this.hasher = config.hasher();
+        this.metaState = metaState;
+        this.pages = pages;
+        this.metrics = metrics;
+        this.domain = StateLayout.domainOf(config);
+        this.retentionMillis = config.hasRetention() ? config.retentionMillis() : 0;
+        this.latenessMillis =
+                config.hasRetention() && domain == FilterMeta.DOMAIN_EVENT_TIME
+                        ? config.allowedLateness().toMillis()
+                        : 0;
+    }
+
+    /** A random id other than {@link FilterMeta#NOT_COUNTED}: ids of two runs collide at 2^-64. */
+    public static long newRunId() {
+        long id;
+        do {
+            id = java.util.concurrent.ThreadLocalRandom.current().nextLong();
+        } while (id == FilterMeta.NOT_COUNTED);
+        return id;
+    }
+
+    /**
+     * The metadata of the current key. A key's metadata changes only through this class, so the
+     * operator keeps a private copy of the most recently used keys' metadata between events: a
+     * duplicate then costs one state read (its page) instead of two, which matters on RocksDB. The
+     * cache never shares an object with the state backend (values read from state are copied,
+     * values written are copies), so heap snapshots taken asynchronously never see our mutations.
+     *
+     * <p>A key read from state that this run has not counted yet (restored, or moved here by a
+     * rescale) adds its pages to the allocated-pages gauge and is marked as counted by this run, so
+     * the gauge counts every key's pages once, and freeing them can never take it below zero.
+     */
+    private FilterMeta readMeta(Object key) throws Exception {
+        if (cache != null) {
+            entry = cache.get(key);
+            if (entry == null) {
+                entry = cache.put(key, loadMeta());
+            }
+            return entry.meta;
+        }
+        if (metaCacheKeys == 0) {
+            return loadMeta(); // no cache: the key is not even hashed
+        }
+        FilterMeta meta = metaCache.get(key);
+        if (meta == null) {
+            meta = loadMeta();
+            if (meta != null) {
+                metaCache.put(key, meta);
+            }
+        }
+        return meta;
+    }
+
+    /** The current key's metadata read from state (a private copy), or null. */
+    private FilterMeta loadMeta() throws Exception {
+        FilterMeta stored = metaState.value();
+        if (stored == null) {
+            return null;
+        }
+        FilterMeta meta = stored.copy();
+        boolean changed = adopt(meta);
+        if (meta.countedBy != run) {
+            metrics.pagesAllocated(countPages(meta));
+            meta.countedBy = run;
+            changed = true;
+        }
+        if (changed) {
+            metaState.update(meta.copy());
+        }
+        return meta;
+    }
+
+    /**
+     * Page {@code page} of (slot, stage) of the current key, or null if absent. With the cache the
+     * array is shared: never mutate it (see {@link #writablePage}).
+     */
+    private long[] readPage(int slot, int stage, FilterSpec spec, long page) throws Exception {
+        if (!cached(spec)) {
+            return pages.get(StateLayout.pageKey(slot, stage, page));
+        }
+        int n = (int) spec.pages();
+        long[] words = cache.page(entry, slot, stage, n, (int) page);
+        if (words == null) {
+            words = pages.get(StateLayout.pageKey(slot, stage, page));
+            cache.loaded(entry, slot, stage, n, (int) page, words);
+        }
+        return words == KeyCache.ABSENT ? null : words;
+    }
+
+    /** Whether the current key's pages of a stage of this shape go through the cache. */
+    private boolean cached(FilterSpec spec) {
+        return entry != null && spec.pages() <= KeyCache.MAX_STAGE_PAGES;
+    }
+
+    /**
+     * Adds (h1, h2) to a page ({@code read} is the page as {@link #readPage} returned it): with the
+     * cache in an owned array that goes to state at the next flush, otherwise written at once.
+     */
+    private void addToPage(
+            int slot, int stage, FilterSpec spec, long page, long[] read, long h1, long h2)
+            throws Exception {
+        if (!cached(spec)) {
+            long[] words = read == null ? new long[Pages.words(spec)] : read;
+            Pages.add(spec, words, h1, h2, scratch);
+            pages.put(StateLayout.pageKey(slot, stage, page), words);
+            return;
+        }
+        long[] words =
+                cache.writable(
+                        entry, slot, stage, (int) spec.pages(), (int) page, Pages.words(spec));
+        Pages.add(spec, words, h1, h2, scratch);
+    }
+
+    /**
+     * The cached page that the newest stage of the key's most recent generation would probe for an
+     * id with hash {@code h1}, or null when the key or page is not cached: the first pass of a
+     * bundle collects these, then reads them in a tight loop so that their misses overlap.
+     */
+    public long[] pageToTouch(Object key, long h1) {
+        if (cache == null) {
+            return null;
+        }
+        KeyCache.Entry e = cache.get(key);
+        if (e == null || e.meta == null) {
+            return null;
+        }
+        FilterMeta meta = e.meta;
+        int newest = -1;
+        for (int s = 0; s < meta.generations(); s++) {
+            if (meta.buckets[s] != FilterMeta.EMPTY
+                    && !meta.slots.get(s).isEmpty()
+                    && (newest < 0 || meta.lastBuckets[s] > meta.lastBuckets[newest])) {
+                newest = s;
+            }
+        }
+        if (newest < 0) {
+            return null;
+        }
+        List<FilterMeta.Stage> stages = meta.slots.get(newest);
+        int i = stages.size() - 1;
+        FilterSpec spec = stages.get(i).spec(hasher);
+        if (spec.pages() > KeyCache.MAX_STAGE_PAGES) {
+            return null;
+        }
+        long[] words = cache.page(e, newest, i, (int) spec.pages(), (int) spec.page(h1));
+        return words == null || words == KeyCache.ABSENT ? null : words;
+    }
+
+    /** Writes the cache's changes to state (before a checkpoint barrier); a no-op without it. */
+    public void flush() throws Exception {
+        if (cache != null) {
+            cache.flush();
+        }
+    }
+
+    /** The write-back cache, or null. */
+    public KeyCache cache() {
+        return cache;
+    }
+
+    /**
+     * The key's pages, as recorded in its metadata; state of bloomstream 0.1 did not record them,
+     * so they are counted (per stage) once, by one pass over the key's pages, and then recorded.
+     */
+    private long countPages(FilterMeta meta) throws Exception {
+        long recorded = meta.pages();
+        if (recorded != FilterMeta.UNKNOWN_PAGES) {
+            return recorded;
+        }
+        for (List<FilterMeta.Stage> slot : meta.slots) {
+            for (FilterMeta.Stage st : slot) {
+                st.pages = 0;
+            }
+        }
+        for (Long pageKey : pages.keys()) {
+            int slot = StateLayout.slotOf(pageKey);
+            int stage = StateLayout.stageOf(pageKey);
+            if (slot < meta.generations() && stage < meta.slots.get(slot).size()) {
+                meta.slots.get(slot).get(stage).pages++;
+            } else {
+                // Never written by this class; not counted, as freeing uses the recorded counts.
+                LOG.warn("page {} has no stage in the key's metadata {}", pageKey, meta);
+            }
+        }
+        return meta.pages();
+    }
+
+    /**
+     * Checks that a key's state can be read under this config, and fills in what state written by
+     * bloomstream 0.1 did not record, writing it back at once (so a later restore with another
+     * retention reads it right). 0.1 wrote one slot without retention and G with it, buckets
+     * epoch-aligned (phase 0) of the config's generation length, which it did not record: the first
+     * restore of 0.1 state with retention must keep the retention (a change of G or of retention on
+     * or off is detected and fails).
+     *
+     * @return whether the metadata was filled in (and must be written back)
+     */
+    private boolean adopt(FilterMeta meta) {
+        meta.checkHasher(hasher);
+        if (meta.domain == FilterMeta.UNRECORDED) {
+            int recorded = meta.generations() == 1 ? FilterMeta.DOMAIN_NONE : domain;
+            if ((recorded == FilterMeta.DOMAIN_NONE) != (domain == FilterMeta.DOMAIN_NONE)) {
+                throw mismatch(
+                        "timeDomain",
+                        StateLayout.domainName(recorded),
+                        StateLayout.domainName(domain));
+            }
+            if (domain != FilterMeta.DOMAIN_NONE && meta.generations() != config.generations()) {
+                throw mismatch(
+                        "generations",
+                        Integer.toString(meta.generations()),
+                        Integer.toString(config.generations())
+                                + " (state of bloomstream 0.1 must first be restored with its"
+                                + " own retention and generations)");
+            }
+            meta.domain = domain;
+            meta.generationMillis = config.generationMillis();
+            meta.offset = 0;
+            return true;
+        } else if (meta.domain != domain) {
+            throw mismatch(
+                    "timeDomain",
+                    StateLayout.domainName(meta.domain),
+                    StateLayout.domainName(domain));
+        }
+        return false;
+    }
+
+    private static IllegalStateException mismatch(String field, String was, String now) {
+        return new IllegalStateException(
+                "cannot restore dedup state: field "
+                        + field
+                        + " was "
+                        + was
+                        + " in the savepoint and is "
+                        + now
+                        + " in the job's config");
+    }
+
+    private void writeMeta(Object key, FilterMeta meta) throws Exception {
+        if (cache != null) {
+            entry.meta = meta;
+            cache.metaChanged(entry);
+            return;
+        }
+        if (metaCacheKeys > 0) {
+            metaCache.put(key, meta);
+        }
+        metaState.update(meta.copy());
+    }
+
+    /**
+     * When the generation whose last bucket is {@code lastBucket} can be freed: when no on-time
+     * event can consult it any more, at the end of that bucket + retention + allowed lateness.
+     */
+    long expiryOf(FilterMeta meta, long lastBucket) {
+        long end = TimeMath.bucketEnd(lastBucket, meta.generationMillis, meta.offset);
+        return TimeMath.plus(TimeMath.plus(end, retentionMillis), latenessMillis);
+    }
+
+    /**
+     * Adds the id with hash (h1, h2) at {@code time} unless an occurrence within the retention is
+     * remembered.
+     *
+     * @param horizonTime the current watermark (event time) or clock (processing time): buckets
+     *     after its bucket are ahead of the horizon
+     * @return true for a first occurrence
+     */
+    public boolean addIfAbsent(Object key, long h1, long h2, long time, long horizonTime)
+            throws Exception {
+        boolean first = judge(key, h1, h2, time, horizonTime);
+        if (cache != null) {
+            cache.trim(key); // past the budget: write back and drop the least recently used keys
+        }
+        return first;
+    }
+
+    private boolean judge(Object key, long h1, long h2, long time, long horizonTime)
+            throws Exception {
+        newExpiry = Long.MIN_VALUE;
+        entry = null;
+        FilterMeta meta = readMeta(key);
+        boolean dirty = false;
+        if (meta == null) {
+            long length = config.generationMillis();
+            meta = FilterMeta.forDedup(hasher, domain, length, StateLayout.phaseOf(key, length));
+            meta.countedBy = run;
+            dirty = true;
+        }
+        long bucket = StateLayout.bucketOf(time, meta);
+        long probeFrom = bucket;
+        long probeTo = bucket;
+        if (meta.generationMillis > 0) {
+            probeFrom = StateLayout.bucketOf(TimeMath.minus(time, retentionMillis), meta);
+            probeTo =
+                    StateLayout.bucketOf(
+                            TimeMath.minus(TimeMath.plus(time, retentionMillis), 1), meta);
+        }
+
+        // Query every generation the event must consult, newest stage first. The newest stage's
+        // page of the generation that holds the event's bucket is kept for the insert, so a new
+        // id reads it once.
+        int target = -1;
+        long[] targetWords = null;
+        boolean targetRead = false;
+        int stagesSeen = 0;
+        for (int s = 0; s < meta.generations(); s++) {
+            long first = meta.buckets[s];
+            if (first == FilterMeta.EMPTY) {
+                continue;
+            }
+            long last = meta.lastBuckets[s];
+            if (first <= bucket && bucket <= last && target < 0) {
+                target = s;
+            }
+            if (last < probeFrom || first > probeTo) {
+                continue;
+            }
+            List<FilterMeta.Stage> slotStages = meta.slots.get(s);
+            stagesSeen = Math.max(stagesSeen, slotStages.size());
+            for (int i = slotStages.size() - 1; i >= 0; i--) {
+                FilterMeta.Stage st = slotStages.get(i);
+                FilterSpec spec = st.spec(hasher);
+                long[] words = readPage(s, i, spec, spec.page(h1));
+                if (words != null && Pages.mightContain(spec, words, h1, h2, scratch)) {
+                    metrics.observe(st.itemsAdded, st.bits, st.hashes, stagesSeen);
+                    if (dirty) {
+                        writeMeta(key, meta);
+                    }
+                    return false;
+                }
+                if (s == target && i == slotStages.size() - 1) {
+                    targetWords = words;
+                    targetRead = true;
+                }
+            }
+        }
+        if (target < 0) {
+            target = openGeneration(meta, bucket, StateLayout.bucketOf(horizonTime, meta));
+        }
+
+        List<FilterMeta.Stage> stages = meta.slots.get(target);
+        FilterMeta.Stage current = stages.isEmpty() ? null : stages.get(stages.size() - 1);
+        if (current == null
+                || (config.growth() == DedupConfig.Growth.SCALABLE
+                        && current.itemsAdded >= current.capacity)) {
+            current = shapes.newStage(stages.size());
+            stages.add(current);
+            targetWords = null;
+            targetRead = true; // a new stage has no pages
+        }
+        int stageIndex = stages.size() - 1;
+        FilterSpec spec = current.spec(hasher);
+        long page = spec.page(h1);
+        long[] words = targetRead ? targetWords : readPage(target, stageIndex, spec, page);
+        if (words == null) {
+            current.pageCreated();
+            metrics.pagesAllocated(1);
+        }
+        addToPage(target, stageIndex, spec, page, words, h1, h2);
+        current.itemsAdded++;
+        if (current.itemsAdded == current.capacity + 1
+                && config.growth() == DedupConfig.Growth.FIXED) {
+            warnOverCapacity(current);
+        }
+        metrics.observe(
+                current.itemsAdded,
+                current.bits,
+                current.hashes,
+                Math.max(stagesSeen, stages.size()));
+        writeMeta(key, meta);
+        return true;
+    }
+
+    /**
+     * The slot for a bucket that no generation holds: a free slot, a new one, or past the limit the
+     * nearest generation on the same side of the horizon (the bucket of the watermark, or of the
+     * clock), widened to cover the bucket. Generations ahead of the horizon may take at most {@link
+     * #MAX_FUTURE_SLOTS} slots, so a flood of far-future timestamps can never take the slots that
+     * on-time events need, and no generation is ever widened across the horizon (which would keep
+     * on-time ids until a far-future expiry). Sets {@link #newExpiry} when the slot's expiry moved.
+     */
+    private int openGeneration(FilterMeta meta, long bucket, long horizon) {
+        boolean future = bucket > horizon;
+        int free = -1;
+        int futureSlots = 0;
+        for (int s = 0; s < meta.generations(); s++) {
+            if (meta.buckets[s] == FilterMeta.EMPTY) {
+                free = free < 0 ? s : free;
+            } else if (meta.buckets[s] > horizon) {
+                futureSlots++;
+            }
+        }
+        if (!future || futureSlots < MAX_FUTURE_SLOTS) {
+            if (free < 0 && meta.generations() < FilterMetaSerializer.MAX_SLOTS) {
+                free = meta.addSlot();
+            }
+            if (free >= 0) {
+                meta.buckets[free] = bucket;
+                meta.lastBuckets[free] = bucket;
+                newExpiry = meta.generationMillis > 0 ? expiryOf(meta, bucket) : Long.MIN_VALUE;
+                return free;
+            }
+        }
+        int nearest = -1;
+        long best = Long.MAX_VALUE;
+        for (int s = 0; s < meta.generations(); s++) {
+            long first = meta.buckets[s];
+            if (first == FilterMeta.EMPTY || (first > horizon) != future) {
+                continue;
+            }
+            long distance =
+                    bucket < first
+                            ? TimeMath.minus(first, bucket)
+                            : TimeMath.minus(bucket, meta.lastBuckets[s]);
+            if (distance < best) {
+                best = distance;
+                nearest = s;
+            }
+        }
+        if (nearest < 0) {
+            // Cannot happen while on-time events need fewer slots than the config check allows.
+            throw new IllegalStateException(
+                    "no generation slot for bucket " + bucket + " of key state " + meta);
+        }
+        metrics.widenedGenerations.inc();
+        if (bucket < meta.buckets[nearest]) {
+            meta.buckets[nearest] = bucket;
+        } else {
+            meta.lastBuckets[nearest] = bucket;
+            newExpiry = expiryOf(meta, bucket);
+        }
+        return nearest;
+    }
+
+    private void warnOverCapacity(FilterMeta.Stage stage) {
+        metrics.overCapacity.inc();
+        if (!warnedCapacity) {
+            warnedCapacity = true;
+            LOG.warn(
+                    "A Bloom filter passed its capacity of {} items (config {}): its"
+                            + " false-positive rate now exceeds the target; raise expectedItems or"
+                            + " use scalable growth. Further filters past capacity are counted in"
+                            + " metric {}.",
+                    stage.capacity,
+                    config,
+                    DedupMetrics.OVER_CAPACITY);
+        }
+    }
+
+    /**
+     * Frees the generations that have expired at {@code time} (the timer's time): one pass over the
+     * key's pages, on the timer path only. Clears the key's state entirely when nothing is left.
+     *
+     * @return the expiry times of the generations left (to be registered again, which is a no-op
+     *     for timers that exist, and reschedules them after a restore with another retention)
+     */
+    public long[] expireAt(Object key, long time) throws Exception {
+        entry = null;
+        if (cache != null) {
+            cache.writeBackAndDrop(key); // the pages are freed in state, below
+        }
+        FilterMeta meta = readMeta(key);
+        if (meta == null || meta.generationMillis <= 0) {
+            return new long[0];
+        }
+        long expired = 0; // bit set of slots
+        int live = 0;
+        long[] left = new long[meta.generations()];
+        for (int s = 0; s < meta.generations(); s++) {
+            if (meta.buckets[s] == FilterMeta.EMPTY) {
+                continue;
+            }
+            long expiry = expiryOf(meta, meta.lastBuckets[s]);
+            if (expiry <= time) {
+                expired |= 1L << s;
+            } else {
+                left[live++] = expiry;
+            }
+        }
+        if (live == 0) {
+            metrics.pagesAllocated(-meta.pages());
+            metaState.clear();
+            pages.clear();
+            metaCache.remove(key);
+            if (cache != null) {
+                cache.forget(key);
+            }
+            return new long[0];
+        }
+        if (expired != 0) {
+            Iterator<Long> keys = pages.keys().iterator();
+            while (keys.hasNext()) {
+                if ((expired & (1L << StateLayout.slotOf(keys.next()))) != 0) {
+                    keys.remove();
+                }
+            }
+            metrics.pagesAllocated(-meta.pagesOf(expired));
+            for (int s = 0; s < meta.generations(); s++) {
+                if ((expired & (1L << s)) != 0) {
+                    meta.buckets[s] = FilterMeta.EMPTY;
+                    meta.lastBuckets[s] = FilterMeta.EMPTY;
+                    meta.slots.get(s).clear();
+                }
+            }
+            writeMeta(key, meta);
+        }
+        return java.util.Arrays.copyOf(left, live);
+    }
+
+    /**
+     * When the generation that the last {@link #addIfAbsent} opened or widened expires, or {@link
+     * Long#MIN_VALUE} if it used a generation the key already had (whose cleanup timer exists).
+     */
+    public long newExpiry() {
+        return newExpiry;
+    }
+}

@@ -1,0 +1,105 @@
+package io.bloomstream.table.internal;
+
+import io.bloomstream.filter.Hash128;
+import io.bloomstream.flink.dedup.DedupConfig;
+import io.bloomstream.flink.dedup.DedupMetrics;
+import io.bloomstream.flink.internal.RejectLog;
+import io.bloomstream.flink.state.FilterMeta;
+import io.bloomstream.flink.state.KeyedFilterState;
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.api.common.state.MapState;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.metrics.MetricGroup;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The dedup state and metrics of the DataStream operator ({@link KeyedFilterState}, {@link
+ * DedupMetrics}) for the SQL function {@code io.bloomstream.table.DedupTableFunction}, which keeps
+ * its pages and metadata in its own state entries and passes views of them as {@link MapState} and
+ * {@link ValueState}. The function cannot name the current key in its timer callback, so the
+ * metadata is never cached between calls (every call reads it from the state view).
+ */
+@Internal
+public final class SqlDedupState {
+
+    private static final Logger LOG = LoggerFactory.getLogger(SqlDedupState.class);
+
+    private final DedupMetrics metrics;
+    private final RejectLog rejectLog = new RejectLog(LOG, DedupMetrics.REJECTED);
+    private final RejectLog lateLog = new RejectLog(LOG, DedupMetrics.LATE);
+    private final long run = KeyedFilterState.newRunId();
+    private KeyedFilterState filter;
+    private DedupConfig config;
+
+    /** Registers the dedup metrics ({@link DedupMetrics}) in {@code group}. */
+    public SqlDedupState(MetricGroup group) {
+        this.metrics = new DedupMetrics(group);
+    }
+
+    /**
+     * Reads and writes the state through {@code meta} and {@code pages} under {@code config}, with
+     * filters sized for {@code itemsPerKey} ids per key. May be called again with another config
+     * (the run, which marks the keys counted in {@code bloomAllocatedPages}, stays the same).
+     */
+    public void configure(
+            DedupConfig config,
+            long itemsPerKey,
+            ValueState<FilterMeta> meta,
+            MapState<Long, long[]> pages) {
+        this.config = config;
+        this.filter = new KeyedFilterState(config, itemsPerKey, meta, pages, metrics, null, 0, run);
+    }
+
+    /** The config of the last {@link #configure}, or null. */
+    public DedupConfig config() {
+        return config;
+    }
+
+    /** Counts a record in. */
+    public void recordIn() {
+        metrics.recordsIn.inc();
+    }
+
+    /** Counts and logs (rate-limited) a row without a usable id or timestamp. */
+    public void rejected(String reason, Object row) {
+        metrics.rejected.inc();
+        rejectLog.rejected(metrics.rejected.getCount(), reason, row);
+    }
+
+    /** Counts and logs (rate-limited) a late row. */
+    public void late(String reason, Object row) {
+        metrics.late.inc();
+        lateLog.rejected(metrics.late.getCount(), reason, row);
+    }
+
+    /**
+     * Adds the id unless an occurrence within the retention is remembered, counting the row as
+     * passed or duplicate; see {@link KeyedFilterState#addIfAbsent}.
+     *
+     * @param key the current key: only its hash code is used (for the bucket phase of a new key)
+     * @return true for a first occurrence
+     */
+    public boolean addIfAbsent(Object key, Hash128 hash, long time, long horizon) throws Exception {
+        boolean first = filter.addIfAbsent(key, hash.h1(), hash.h2(), time, horizon);
+        if (first) {
+            metrics.passed.inc();
+        } else {
+            metrics.duplicates.inc();
+        }
+        return first;
+    }
+
+    /** The expiry of the generation the last add opened or widened, or {@link Long#MIN_VALUE}. */
+    public long newExpiry() {
+        return filter.newExpiry();
+    }
+
+    /**
+     * Frees the generations of the current key expired at {@code time}; returns the expiry times of
+     * those left. See {@link KeyedFilterState#expireAt}.
+     */
+    public long[] expireAt(Object key, long time) throws Exception {
+        return filter.expireAt(key, time);
+    }
+}

@@ -1,0 +1,191 @@
+package io.bloomstream.flink.dedup;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The exact reference model of the dedup guarantee, written from its specification: it remembers
+ * every occurrence that passed, per key and id, and says for each new occurrence which outcomes the
+ * operator may produce. It never forgets and never errs, so the Bloom filter's only allowed
+ * deviation from it is a false positive on a clear first occurrence.
+ *
+ * <p>The rule, per key: with retention R (no retention: R infinite) and generation length L, an
+ * occurrence at t <em>must</em> be dropped when an earlier-arrived passed occurrence of the same id
+ * lies at |t - t'| &lt; R; it is a <em>clear first</em> (passes unless a false positive) when no
+ * passed occurrence lies at |t - t'| &lt; R + L; in between either outcome is allowed (bucket
+ * granularity). Under event time, an event with t + A &lt;= W (A the allowed lateness, W the last
+ * watermark) is late, and is neither judged nor remembered.
+ */
+public final class DedupModel {
+
+    /** What the operator may do with one event. */
+    public enum Expect {
+        /** A clear first: main output, or dropped as a false positive (counted). */
+        FIRST,
+        /** A duplicate within the retention: must not pass. */
+        DUPLICATE,
+        /** Within one bucket past the retention: pass or drop, both fine. */
+        EITHER,
+        LATE,
+        REJECTED,
+        /** An empty id with a late timestamp: both rules apply, either side output is fine. */
+        REJECTED_OR_LATE
+    }
+
+    /** Where the operator sent one event. */
+    public enum Outcome {
+        PASSED,
+        DUPLICATE,
+        LATE,
+        REJECTED
+    }
+
+    /** Whether the outcome is one the expectation allows (a false positive on FIRST is allowed). */
+    public static boolean allowed(Expect expect, Outcome outcome) {
+        switch (expect) {
+            case FIRST:
+            case EITHER:
+                return outcome == Outcome.PASSED || outcome == Outcome.DUPLICATE;
+            case DUPLICATE:
+                return outcome == Outcome.DUPLICATE;
+            case LATE:
+                return outcome == Outcome.LATE;
+            case REJECTED:
+                return outcome == Outcome.REJECTED;
+            case REJECTED_OR_LATE:
+                return outcome == Outcome.REJECTED || outcome == Outcome.LATE;
+            default:
+                throw new AssertionError(expect);
+        }
+    }
+
+    /**
+     * One passed occurrence. {@code mustWithin} is the smallest retention in force since it passed
+     * (an id must be remembered only as long as every config since promised), {@code mayWithin} the
+     * largest R + L since (an id may be remembered as long as any config since allowed).
+     */
+    private static final class Passed {
+        final long time;
+        long mustWithin;
+        long mayWithin;
+
+        Passed(long time, long mustWithin, long mayWithin) {
+            this.time = time;
+            this.mustWithin = mustWithin;
+            this.mayWithin = mayWithin;
+        }
+    }
+
+    private final Map<String, Map<String, List<Passed>>> passed = new HashMap<>();
+    private DedupConfig config;
+    private long watermark = Long.MIN_VALUE;
+
+    public DedupModel(DedupConfig config) {
+        this.config = config;
+    }
+
+    public DedupConfig config() {
+        return config;
+    }
+
+    /** The last watermark the operator received. */
+    public long watermark() {
+        return watermark;
+    }
+
+    public void watermark(long watermark) {
+        this.watermark = Math.max(this.watermark, watermark);
+    }
+
+    private boolean eventTime() {
+        return config.hasRetention() && config.timeDomain() == DedupConfig.TimeDomain.EVENT_TIME;
+    }
+
+    private long mustWithin() {
+        return config.hasRetention() ? config.retention().toMillis() : Long.MAX_VALUE;
+    }
+
+    private long mayWithin() {
+        return config.hasRetention()
+                ? config.retention().toMillis() + config.generationMillis()
+                : Long.MAX_VALUE;
+    }
+
+    /**
+     * Continues under a sound config change (the operator restored with it). From now on the new R
+     * and A apply; an id already passed keeps the smallest promise and the largest allowance of the
+     * configs in force since it passed: after a change of R only occurrences within min(oldR, newR)
+     * must still be dropped, ids the operator has already forgotten may stay forgotten.
+     */
+    public void changeConfig(DedupConfig newConfig) {
+        this.config = newConfig;
+        long must = mustWithin();
+        long may = mayWithin();
+        for (Map<String, List<Passed>> ids : passed.values()) {
+            for (List<Passed> list : ids.values()) {
+                for (Passed p : list) {
+                    p.mustWithin = Math.min(p.mustWithin, must);
+                    p.mayWithin = Math.max(p.mayWithin, may);
+                }
+            }
+        }
+    }
+
+    /**
+     * What the operator may do with an event of {@code key} and {@code id} with timestamp {@code
+     * timestamp} (null: none), arriving at processing time {@code processingTime}.
+     */
+    public Expect expect(String key, String id, Long timestamp, long processingTime) {
+        boolean late =
+                eventTime()
+                        && timestamp != null
+                        && timestamp + config.allowedLateness().toMillis() <= watermark;
+        if (id.isEmpty()) {
+            return late ? Expect.REJECTED_OR_LATE : Expect.REJECTED;
+        }
+        if (eventTime() && timestamp == null) {
+            return Expect.REJECTED;
+        }
+        if (late) {
+            return Expect.LATE;
+        }
+        long t = time(timestamp, processingTime);
+        boolean must = false;
+        boolean near = false;
+        for (Passed p : passed.getOrDefault(key, Map.of()).getOrDefault(id, List.of())) {
+            long distance = Math.abs(t - p.time);
+            must |= distance < p.mustWithin;
+            near |= distance < p.mayWithin;
+        }
+        return must ? Expect.DUPLICATE : near ? Expect.EITHER : Expect.FIRST;
+    }
+
+    /** Records what the operator did with a judged event. */
+    public void record(
+            String key, String id, Long timestamp, long processingTime, Outcome outcome) {
+        if (outcome != Outcome.PASSED) {
+            return;
+        }
+        passed.computeIfAbsent(key, k -> new HashMap<>())
+                .computeIfAbsent(id, k -> new ArrayList<>())
+                .add(new Passed(time(timestamp, processingTime), mustWithin(), mayWithin()));
+    }
+
+    private long time(Long timestamp, long processingTime) {
+        if (!config.hasRetention()) {
+            return 0;
+        }
+        return eventTime() ? timestamp : processingTime;
+    }
+
+    /**
+     * The bound on the false-positive rate of one clear first: fpp, or fpp (2G - 1) / G under event
+     * time, where disorder can make the operator probe up to 2G - 1 generations of fpp / G each.
+     */
+    public double falsePositiveBound() {
+        int g = config.generations();
+        return eventTime() ? config.fpp() * (2 * g - 1) / g : config.fpp();
+    }
+}
