@@ -71,14 +71,15 @@ class FilterCodecCorruptionTest {
     void streamingDecodeChecksTheChecksumAtTheEnd() throws Exception {
         byte[] good = FilterCodec.encode(GoldenFilters.all().get("bloom-paged-v1.bin"));
         MembershipFilter f =
-                FilterCodec.readStreaming(new java.io.ByteArrayInputStream(good), good.length, null)
+                FilterDecoder.readStreaming(
+                                new java.io.ByteArrayInputStream(good), good.length, null)
                         .filter();
         assertThat(f.mightContain(GoldenFilters.item(0))).isTrue();
         byte[] flipped = good.clone();
         flipped[good.length - 10] ^= 1; // a body bit: structure intact, checksum wrong
         assertThatThrownBy(
                         () ->
-                                FilterCodec.readStreaming(
+                                FilterDecoder.readStreaming(
                                         new java.io.ByteArrayInputStream(flipped),
                                         flipped.length,
                                         null))
@@ -87,7 +88,7 @@ class FilterCodecCorruptionTest {
                 .isEqualTo("crc32c");
         assertThatThrownBy(
                         () ->
-                                FilterCodec.readStreaming(
+                                FilterDecoder.readStreaming(
                                         new java.io.ByteArrayInputStream(good, 0, 30),
                                         good.length,
                                         null))
@@ -108,7 +109,7 @@ class FilterCodecCorruptionTest {
     void hugeLengthFieldsAllocateNothing() {
         // A valid-looking header that declares 2^39 bits (64 GiB) in a 45-byte input.
         ByteBuffer b = ByteBuffer.allocate(45);
-        b.putInt(FilterCodec.MAGIC).put((byte) 1).put((byte) 1).put((byte) 1).put((byte) 0);
+        b.putInt(FilterFormat.MAGIC).put((byte) 1).put((byte) 1).put((byte) 1).put((byte) 0);
         b.putLong(0).putLong(1L << 39).putInt(7).putInt(512).putLong(0).put((byte) 0);
         assertThatThrownBy(() -> FilterCodec.decode(withChecksum(b.array())))
                 .isInstanceOf(FilterFormatException.class)
@@ -140,7 +141,7 @@ class FilterCodecCorruptionTest {
         // initialCapacity 2^40, fpp 1 - 5e-10, tightening 5e-10: sizing must refuse, not
         // hang or run out of memory.
         ByteBuffer b = ByteBuffer.allocate(40 + 32 + 25 + 8 + 4);
-        b.putInt(FilterCodec.MAGIC).put((byte) 1).put((byte) 3).put((byte) 1).put((byte) 0);
+        b.putInt(FilterFormat.MAGIC).put((byte) 1).put((byte) 3).put((byte) 1).put((byte) 0);
         b.putLong(Hasher.DEFAULT_SEED).putLong(0).putInt(0).putInt(-1).putLong(0);
         b.putLong(1L << 40).putDouble(1 - 5e-10).putInt(2).putDouble(5e-10).putInt(1);
         // one stage of 64 bits, 1 hash, classic, dense, one word: not what that cascade sizes
