@@ -1,5 +1,6 @@
 package io.bloomstream.table.internal;
 
+import io.bloomstream.flink.TimeDomain;
 import io.bloomstream.flink.dedup.DedupConfig;
 import java.math.BigDecimal;
 import java.time.Duration;
@@ -16,7 +17,6 @@ import org.apache.flink.table.types.inference.CallContext;
 import org.apache.flink.table.types.inference.ConstantArgumentCount;
 import org.apache.flink.table.types.inference.InputTypeStrategy;
 import org.apache.flink.table.types.inference.Signature;
-import org.apache.flink.table.types.inference.utils.CastCallContext;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.LogicalTypeFamily;
 import org.apache.flink.table.types.logical.LogicalTypeRoot;
@@ -81,7 +81,7 @@ public final class DedupArguments {
             throw bad(RETENTION, "must be a positive interval of at least 1 ms", retention);
         }
         try {
-            b.retention(retention, DedupConfig.TimeDomain.EVENT_TIME);
+            b.retention(retention, TimeDomain.EVENT_TIME);
         } catch (IllegalArgumentException e) {
             throw bad(RETENTION, "must be from 1 ms to 100 years", retention);
         }
@@ -163,7 +163,7 @@ public final class DedupArguments {
         @Override
         public Optional<List<DataType>> inferInputTypes(CallContext call, boolean throwOnFailure) {
             try {
-                check(uncast(call));
+                check(FlinkCallContexts.asWritten(call, FUNCTION));
             } catch (IllegalArgumentException | IllegalStateException e) {
                 return call.fail(throwOnFailure, "%s", e.getMessage());
             }
@@ -226,32 +226,6 @@ public final class DedupArguments {
                                 + " only (Flink 2.2 gives process table functions no"
                                 + " processing-time timers)",
                         retention);
-            }
-        }
-
-        /**
-         * The call as written. Flink passes the checks of a function with a static signature a
-         * {@link CastCallContext}, which hides the value of every literal that needs a cast to the
-         * declared type (an INT literal for a BIGINT argument, a DECIMAL one for a DOUBLE): the
-         * values are read from the context it wraps. Should a later Flink rename that field, the
-         * checks fail with a message saying so (a test runs them), never pass silently.
-         */
-        private static CallContext uncast(CallContext call) {
-            if (!(call instanceof CastCallContext)) {
-                return call;
-            }
-            try {
-                java.lang.reflect.Field f =
-                        CastCallContext.class.getDeclaredField("originalContext");
-                f.setAccessible(true);
-                return (CallContext) f.get(call);
-            } catch (ReflectiveOperationException | RuntimeException e) {
-                throw new IllegalStateException(
-                        FUNCTION
-                                + ": cannot read the call's literal arguments from "
-                                + call.getClass().getName()
-                                + " in this Flink version",
-                        e);
             }
         }
 
