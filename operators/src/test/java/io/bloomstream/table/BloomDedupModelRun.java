@@ -7,23 +7,18 @@ import io.bloomstream.flink.dedup.DedupMetrics;
 import io.bloomstream.flink.dedup.DedupModel;
 import io.bloomstream.flink.dedup.DedupModel.Expect;
 import io.bloomstream.flink.dedup.DedupModel.Outcome;
+import io.bloomstream.flink.dedup.DedupModelRunBase;
 import io.bloomstream.flink.dedup.DedupScenario;
 import io.bloomstream.flink.dedup.DedupScenario.Base;
 import io.bloomstream.flink.dedup.DedupScenario.Change;
 import io.bloomstream.flink.dedup.DedupScenario.Mode;
-import io.bloomstream.flink.dedup.DedupScenario.Stamp;
 import io.bloomstream.testing.Backend;
 import io.bloomstream.testing.HarnessMetrics;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
-import org.apache.flink.runtime.state.hashmap.HashMapStateBackend;
-import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.AbstractStreamOperatorTestHarness;
 import org.apache.flink.table.api.DataTypes;
@@ -51,44 +46,14 @@ import org.apache.flink.types.Row;
  * before the watermark that no counter counts and that is not returned was dropped by Flink 2.2
  * before the function (FLINK-39436): it is taken as LATE.
  */
-final class BloomDedupModelRun implements AutoCloseable {
+final class BloomDedupModelRun extends DedupModelRunBase<PtfHarness> {
 
     static final int MAX_PARALLELISM = 128;
-    static final int MAX_RESTORES = 3;
-
-    /** False-positive statistics of the clear firsts of one run. */
-    static final class Stats {
-        long clearFirsts;
-        long falseDrops;
-        double expectedDrops;
-
-        void add(Stats o) {
-            clearFirsts += o.clearFirsts;
-            falseDrops += o.falseDrops;
-            expectedDrops += o.expectedDrops;
-        }
-    }
-
-    private final DedupScenario scenario;
-    private final Backend backend;
-    private final Stats stats = new Stats();
-    private final List<String> trace = new ArrayList<>();
-    private Base base;
-    private DedupModel model;
     private PtfHarness.Plan plan;
-    private List<PtfHarness> subtasks = new ArrayList<>();
-    private final Map<PtfHarness, HarnessMetrics> metrics = new java.util.IdentityHashMap<>();
-    private long now = DedupScenario.START;
     private long seq;
-    private long checkpointId;
-    private int restores;
-    private boolean counting = true;
 
     BloomDedupModelRun(DedupScenario scenario, Backend backend) {
-        this.scenario = scenario;
-        this.backend = backend;
-        this.base = sqlBase(scenario.base());
-        this.model = new DedupModel(base.config());
+        super(scenario, backend, sqlBase(scenario.base()));
     }
 
     /** The base as SQL can express it: scalable growth, automatic pages, default seed, per key. */
@@ -107,44 +72,18 @@ final class BloomDedupModelRun implements AutoCloseable {
                 0L); // the SQL function has no write-back cache
     }
 
-    Stats stats() {
-        return stats;
-    }
-
-    void run() throws Exception {
+    @Override
+    protected void openSubtasks() throws Exception {
         plan = plan(base);
         for (int i = 0; i < scenario.parallelism(); i++) {
             PtfHarness h = harness(scenario.parallelism(), i);
             h.open();
             subtasks.add(h);
         }
-        for (DedupScenario.Step step : scenario.steps()) {
-            trace.add(step.toString());
-            if (step instanceof DedupScenario.Event e) {
-                now += e.advance();
-                event(e.key(), e.id() < 0 ? "" : "i" + e.id(), timestamp(e.stamp(), e.offset()));
-            } else if (step instanceof DedupScenario.Burst b) {
-                for (int id : b.ids()) {
-                    event(b.key(), id < 0 ? "" : "i" + id, now - b.lag());
-                }
-            } else if (step instanceof DedupScenario.Flood f) {
-                for (int i = f.from(); i < f.from() + f.count(); i++) {
-                    event(f.key(), "f" + i, now);
-                }
-            } else if (step instanceof DedupScenario.Watermark w) {
-                long wm = now - w.lag();
-                if (wm > model.watermark()) {
-                    watermark(wm);
-                }
-            } else if (step instanceof DedupScenario.Advance a) {
-                now += a.millis();
-            } else if (step instanceof DedupScenario.Restore r && restores < MAX_RESTORES) {
-                restores++;
-                restore(r);
-            }
-        }
-        trace.add("end of input: watermark Long.MAX_VALUE");
-        watermark(Long.MAX_VALUE);
+    }
+
+    @Override
+    protected void checkEndOfInput() throws Exception {
         if (base.mode() == Mode.EVENT_TIME) {
             for (PtfHarness h : subtasks) {
                 assertThat(metrics.get(h).number(DedupMetrics.ALLOCATED_PAGES))
@@ -154,20 +93,8 @@ final class BloomDedupModelRun implements AutoCloseable {
         }
     }
 
-    private Long timestamp(Stamp stamp, int offset) {
-        switch (stamp) {
-            case AROUND:
-                return now + offset;
-            case BEHIND:
-                return now - 8L * Math.abs(offset);
-            case FAR_FUTURE:
-                return now + DedupScenario.FAR_FUTURE[Math.floorMod(offset, 2)];
-            default:
-                return null;
-        }
-    }
-
-    private void watermark(long wm) throws Exception {
+    @Override
+    protected void watermark(long wm) throws Exception {
         model.watermark(wm);
         for (PtfHarness h : subtasks) {
             h.processWatermark(wm);
@@ -178,7 +105,8 @@ final class BloomDedupModelRun implements AutoCloseable {
         }
     }
 
-    private void event(int keyIndex, String id, Long timestamp) throws Exception {
+    @Override
+    protected void event(int keyIndex, String id, Long timestamp) throws Exception {
         if (timestamp == null) {
             if (base.mode() == Mode.EVENT_TIME) {
                 trace.add("  (no timestamp: not expressible in SQL, skipped)");
@@ -277,7 +205,8 @@ final class BloomDedupModelRun implements AutoCloseable {
 
     // ---------------------------------------------------------------- restores
 
-    private void restore(DedupScenario.Restore r) throws Exception {
+    @Override
+    protected void restore(DedupScenario.Restore r) throws Exception {
         OperatorSubtaskState[] parts = new OperatorSubtaskState[subtasks.size()];
         checkpointId++;
         for (int i = 0; i < parts.length; i++) {
@@ -392,44 +321,9 @@ final class BloomDedupModelRun implements AutoCloseable {
     private PtfHarness harness(int parallelism, int subtask) throws Exception {
         HarnessMetrics m = new HarnessMetrics(MAX_PARALLELISM, parallelism, subtask);
         PtfHarness h = new PtfHarness(plan, m.environment());
-        h.setStateBackend(
-                backend == Backend.HEAP
-                        ? new HashMapStateBackend()
-                        : new EmbeddedRocksDBStateBackend());
+        h.setStateBackend(backend.create());
         h.setupOutput();
         metrics.put(h, m);
         return h;
-    }
-
-    private void check(boolean ok, java.util.function.Supplier<String> what) {
-        if (!ok) {
-            fail(what.get() + where());
-        }
-    }
-
-    private String where() {
-        int from = Math.max(0, trace.size() - 40);
-        return "\n  backend "
-                + backend
-                + ", config "
-                + base.config()
-                + "\n  last steps:\n    "
-                + String.join("\n    ", trace.subList(from, trace.size()));
-    }
-
-    private void closeAll() throws Exception {
-        for (PtfHarness h : subtasks) {
-            h.close();
-        }
-        subtasks = new ArrayList<>();
-        for (HarnessMetrics m : metrics.values()) {
-            m.close();
-        }
-        metrics.clear();
-    }
-
-    @Override
-    public void close() throws Exception {
-        closeAll();
     }
 }

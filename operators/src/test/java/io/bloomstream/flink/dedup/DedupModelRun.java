@@ -10,7 +10,6 @@ import io.bloomstream.flink.dedup.DedupScenario.Base;
 import io.bloomstream.flink.dedup.DedupScenario.Change;
 import io.bloomstream.flink.dedup.DedupScenario.Mode;
 import io.bloomstream.flink.dedup.DedupScenario.Restore;
-import io.bloomstream.flink.dedup.DedupScenario.Stamp;
 import io.bloomstream.testing.Backend;
 import io.bloomstream.testing.HarnessMetrics;
 import java.util.ArrayList;
@@ -33,90 +32,27 @@ import org.apache.flink.util.OutputTag;
  * routed to the subtask owning its key group) and the {@link DedupModel} side by side, checking
  * every event's outcome as it happens.
  */
-final class DedupModelRun implements AutoCloseable {
+final class DedupModelRun
+        extends DedupModelRunBase<KeyedOneInputStreamOperatorTestHarness<String, String, String>> {
 
-    /** At most this many restores per scenario (RocksDB harnesses are slow to set up). */
-    static final int MAX_RESTORES = 3;
-
-    /** False-positive statistics of the clear firsts of one run. */
-    static final class Stats {
-        long clearFirsts;
-        long falseDrops;
-        double expectedDrops;
-
-        void add(Stats other) {
-            clearFirsts += other.clearFirsts;
-            falseDrops += other.falseDrops;
-            expectedDrops += other.expectedDrops;
-        }
-    }
-
-    private final DedupScenario scenario;
-    private final Backend backend;
-    private final Stats stats = new Stats();
-    private final List<String> trace = new ArrayList<>();
-    private Base base;
-    private DedupModel model;
-    private List<KeyedOneInputStreamOperatorTestHarness<String, String, String>> subtasks =
-            new ArrayList<>();
     private final Map<String, Set<Integer>> floodIds = new HashMap<>();
 
-    /** The metrics of each harness, read back through its environment. */
-    private final Map<Object, HarnessMetrics> metrics = new java.util.IdentityHashMap<>();
-
-    private long now = DedupScenario.START;
-    private long checkpointId;
-    private int restores;
-
-    /** False-positive counting stops at the first sound config change (fpp, sizes may change). */
-    private boolean counting = true;
-
     DedupModelRun(DedupScenario scenario, Backend backend) {
-        this.scenario = scenario;
-        this.backend = backend;
-        this.base = scenario.base();
-        this.model = new DedupModel(base.config());
+        super(scenario, backend, scenario.base());
     }
 
-    Stats stats() {
-        return stats;
-    }
-
-    /** Runs every step, then the end of input; fails on the first deviation from the model. */
-    void run() throws Exception {
+    @Override
+    protected void openSubtasks() throws Exception {
         for (int i = 0; i < scenario.parallelism(); i++) {
             var h = harness(base, scenario.parallelism(), i);
             h.open();
             h.setProcessingTime(now);
             subtasks.add(h);
         }
-        for (DedupScenario.Step step : scenario.steps()) {
-            trace.add(step.toString());
-            if (step instanceof DedupScenario.Event e) {
-                now += e.advance();
-                setProcessingTime();
-                event(e.key(), e.id(), timestamp(e.stamp(), e.offset()));
-            } else if (step instanceof DedupScenario.Burst b) {
-                for (int id : b.ids()) {
-                    event(b.key(), id, now - b.lag());
-                }
-            } else if (step instanceof DedupScenario.Flood f) {
-                flood(f);
-            } else if (step instanceof DedupScenario.Watermark w) {
-                long wm = now - w.lag();
-                if (wm > model.watermark()) {
-                    watermark(wm);
-                }
-            } else if (step instanceof DedupScenario.Advance a) {
-                now += a.millis();
-                setProcessingTime();
-            } else if (step instanceof Restore r && restores < MAX_RESTORES) {
-                restores++;
-                restore(r);
-            }
-        }
-        trace.add("end of input: watermark Long.MAX_VALUE");
-        watermark(Long.MAX_VALUE);
+    }
+
+    @Override
+    protected void checkEndOfInput() throws Exception {
         if (base.mode() == Mode.EVENT_TIME) {
             for (var h : subtasks) {
                 assertThat(DedupHarness.keysWithState(h))
@@ -136,7 +72,8 @@ final class DedupModelRun implements AutoCloseable {
      * (the small alphabet takes the rest): no generation of it then holds more than its capacity,
      * and the false-positive bound stays valid.
      */
-    private void flood(DedupScenario.Flood f) throws Exception {
+    @Override
+    protected void flood(DedupScenario.Flood f) throws Exception {
         String key = "k" + f.key();
         Set<Integer> ids = floodIds.computeIfAbsent(key, k -> new HashSet<>());
         for (int i = f.from(); i < f.from() + f.count(); i++) {
@@ -152,29 +89,16 @@ final class DedupModelRun implements AutoCloseable {
         }
     }
 
-    private Long timestamp(Stamp stamp, int offset) {
-        switch (stamp) {
-            case AROUND:
-                return now + offset;
-            case BEHIND:
-                return now - 8L * Math.abs(offset);
-            case FAR_FUTURE:
-                return now + DedupScenario.FAR_FUTURE[Math.floorMod(offset, 2)];
-            case NONE:
-                return null;
-            default:
-                throw new AssertionError(stamp);
-        }
-    }
-
-    private void setProcessingTime() throws Exception {
+    @Override
+    protected void clockMoved() throws Exception {
         for (var h : subtasks) {
             h.setProcessingTime(now);
             assertNoRecords(h, "processing time " + now);
         }
     }
 
-    private void watermark(long wm) throws Exception {
+    @Override
+    protected void watermark(long wm) throws Exception {
         model.watermark(wm);
         for (var h : subtasks) {
             h.processWatermark(wm);
@@ -197,11 +121,8 @@ final class DedupModelRun implements AutoCloseable {
         }
     }
 
-    private void event(int keyIndex, int idIndex, Long timestamp) throws Exception {
-        event(keyIndex, idIndex < 0 ? "" : "i" + idIndex, timestamp);
-    }
-
-    private void event(int keyIndex, String id, Long timestamp) throws Exception {
+    @Override
+    protected void event(int keyIndex, String id, Long timestamp) throws Exception {
         String key = "k" + keyIndex;
         String value = key + "," + id;
         Expect expect = model.expect(key, id, timestamp, now);
@@ -270,12 +191,6 @@ final class DedupModelRun implements AutoCloseable {
         }
     }
 
-    private void check(boolean ok, java.util.function.Supplier<String> what) {
-        if (!ok) {
-            fail(what.get() + where());
-        }
-    }
-
     private static List<Object> drain(Queue<?> queue) {
         List<Object> items = new ArrayList<>(queue);
         queue.clear();
@@ -299,7 +214,8 @@ final class DedupModelRun implements AutoCloseable {
 
     // ---------------------------------------------------------------- restores
 
-    private void restore(Restore r) throws Exception {
+    @Override
+    protected void restore(Restore r) throws Exception {
         long keysWithState = 0;
         OperatorSubtaskState[] parts = new OperatorSubtaskState[subtasks.size()];
         checkpointId++;
@@ -533,32 +449,5 @@ final class DedupModelRun implements AutoCloseable {
         int keyGroup = KeyGroupRangeAssignment.assignToKeyGroup(key, DedupHarness.MAX_PARALLELISM);
         return KeyGroupRangeAssignment.computeOperatorIndexForKeyGroup(
                 DedupHarness.MAX_PARALLELISM, parallelism, keyGroup);
-    }
-
-    /** Where the run is, for failure messages: the config and the trace so far. */
-    private String where() {
-        int from = Math.max(0, trace.size() - 40);
-        return "\n  backend "
-                + backend
-                + ", config "
-                + base.config()
-                + "\n  last steps:\n    "
-                + String.join("\n    ", trace.subList(from, trace.size()));
-    }
-
-    private void closeAll() throws Exception {
-        for (var h : subtasks) {
-            h.close();
-        }
-        subtasks = new ArrayList<>();
-        for (HarnessMetrics m : metrics.values()) {
-            m.close();
-        }
-        metrics.clear();
-    }
-
-    @Override
-    public void close() throws Exception {
-        closeAll();
     }
 }
