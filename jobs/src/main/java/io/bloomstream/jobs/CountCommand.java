@@ -2,11 +2,11 @@ package io.bloomstream.jobs;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
+import io.bloomstream.flink.FilterSizing;
 import io.bloomstream.flink.IdSelector;
 import io.bloomstream.flink.count.BloomCount;
 import io.bloomstream.flink.count.CountConfig;
 import io.bloomstream.flink.count.CountEstimate;
-import io.bloomstream.flink.dedup.DedupConfig;
 import io.bloomstream.jobs.console.FilterHealth;
 import io.bloomstream.jobs.console.RunOptions;
 import io.bloomstream.jobs.io.IoOptions;
@@ -92,7 +92,7 @@ final class CountCommand implements Callable<Integer> {
                             CountConfig.Builder b =
                                     CountConfig.builder()
                                             .filter(
-                                                    DedupConfig.builder()
+                                                    FilterSizing.builder()
                                                             .expectedItems(expectedItems)
                                                             .build())
                                             .interval(interval);

@@ -1,6 +1,7 @@
 package io.bloomstream.jobs;
 
 import io.bloomstream.flink.IdSelector;
+import io.bloomstream.flink.TimeDomain;
 import io.bloomstream.flink.dedup.BloomDedup;
 import io.bloomstream.flink.dedup.DedupConfig;
 import io.bloomstream.jobs.console.FilterHealth;
@@ -138,8 +139,8 @@ final class DedupCommand implements Callable<Integer> {
                                 b.retention(
                                         retention,
                                         timeField == null
-                                                ? DedupConfig.TimeDomain.PROCESSING_TIME
-                                                : DedupConfig.TimeDomain.EVENT_TIME);
+                                                ? TimeDomain.PROCESSING_TIME
+                                                : TimeDomain.EVENT_TIME);
                             }
                             return b.build();
                         });

@@ -8,7 +8,7 @@ import io.bloomstream.filter.Pages;
 import io.bloomstream.filter.Sizing;
 import io.bloomstream.table.internal.SqlArguments;
 import java.util.Map;
-import org.apache.flink.annotation.Internal;
+import org.apache.flink.annotation.PublicEvolving;
 import org.apache.flink.table.api.DataTypes;
 import org.apache.flink.table.api.dataview.MapView;
 import org.apache.flink.table.types.DataType;
@@ -26,8 +26,13 @@ import org.apache.flink.table.types.DataType;
  * <p>State layout (a contract: version {@value #LAYOUT_VERSION}): the fields of {@link #dataType()}
  * in that order; page keys are page indexes in [0, pages), values {@link Pages#words(FilterSpec)}
  * words. {@code bits == 0} means "no shape yet" (no row seen).
+ *
+ * <p>It is {@code @PublicEvolving} because it stands in the public methods that Flink calls on the
+ * aggregate functions ({@code createAccumulator}, {@code accumulate}, {@code merge}): users never
+ * build or read one. Its name and package are written into the aggregates' state, so it never
+ * moves.
  */
-@Internal
+@PublicEvolving
 public class BloomAccumulator {
 
     /** The version of the layout below; a changed layout gets a new number. */

@@ -2,6 +2,7 @@ package io.bloomstream.table;
 
 import io.bloomstream.filter.Hash128;
 import io.bloomstream.filter.Hasher;
+import io.bloomstream.flink.TimeDomain;
 import io.bloomstream.flink.dedup.DedupConfig;
 import io.bloomstream.table.internal.DedupArguments;
 import io.bloomstream.table.internal.DedupStateViews;
@@ -224,7 +225,7 @@ public class DedupTableFunction extends ProcessTableFunction<Row> {
         Integer generations = (Integer) metaRow.getField(DedupStateViews.GENERATIONS);
         DedupConfig.Builder b = DedupConfig.builder();
         if (retention > 0) {
-            b.retention(Duration.ofMillis(retention), DedupConfig.TimeDomain.EVENT_TIME);
+            b.retention(Duration.ofMillis(retention), TimeDomain.EVENT_TIME);
             if (generations != null) {
                 b.generations(generations);
             }

@@ -156,7 +156,7 @@ class MetricsITCase {
                 DedupConfig.builder()
                         .expectedItems(20)
                         .fpp(0.01)
-                        .retention(Duration.ofSeconds(1), DedupConfig.TimeDomain.EVENT_TIME)
+                        .retention(Duration.ofSeconds(1), TimeDomain.EVENT_TIME)
                         .build();
         BloomDedup.perKey(events.keyBy(KeyedEvents::key), KeyedEvents.idSelector(), scalable)
                 .map(new FailOnce<String>(1_000))
@@ -167,7 +167,7 @@ class MetricsITCase {
                         .expectedItems(20)
                         .fpp(0.01)
                         .fixed()
-                        .retention(Duration.ofSeconds(1), DedupConfig.TimeDomain.EVENT_TIME)
+                        .retention(Duration.ofSeconds(1), TimeDomain.EVENT_TIME)
                         .build();
         BloomDedup.withUidPrefix(FIXED_DEDUP)
                 .perKey(events.keyBy(KeyedEvents::key), KeyedEvents.idSelector(), fixed)
@@ -196,7 +196,7 @@ class MetricsITCase {
                         near.filter(e -> e.hashCode() % 2 == 0).keyBy(KeyedEvents::key),
                         KeyedEvents.idSelector(),
                         BloomOverlapTest.config(
-                                DedupConfig.builder()
+                                FilterSizing.builder()
                                         .expectedItems(5000)
                                         .fpp(0.01)
                                         .fixed()

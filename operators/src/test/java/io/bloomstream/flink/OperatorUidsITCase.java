@@ -72,7 +72,7 @@ class OperatorUidsITCase {
 
     private static CountConfig.Builder countConfig() {
         return CountConfig.builder()
-                .filter(DedupConfig.builder().expectedItems(10_000).fpp(0.01).fixed().build());
+                .filter(FilterSizing.builder().expectedItems(10_000).fpp(0.01).fixed().build());
     }
 
     /** The uid and name of every node of the job {@code build} makes, by uid. */

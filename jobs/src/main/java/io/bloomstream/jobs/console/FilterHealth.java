@@ -121,7 +121,7 @@ public final class FilterHealth {
             for (int i = 0; i < f.stages; i++) {
                 before = capacity;
                 capacity += stage;
-                stage *= config.growthFactor();
+                stage *= config.sizing().growthFactor();
             }
             suggestion = roundUp(capacity);
             warning =

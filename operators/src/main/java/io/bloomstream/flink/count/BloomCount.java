@@ -3,7 +3,6 @@ package io.bloomstream.flink.count;
 import io.bloomstream.filter.Estimate;
 import io.bloomstream.flink.IdSelector;
 import io.bloomstream.flink.dedup.BloomDedup;
-import io.bloomstream.flink.dedup.DedupConfig;
 import io.bloomstream.flink.internal.Shards;
 import java.util.ArrayList;
 import java.util.List;
@@ -32,7 +31,7 @@ import org.apache.flink.util.OutputTag;
  *
  * <pre>{@code
  * CountConfig config = CountConfig.builder()
- *         .filter(DedupConfig.builder().expectedItems(100_000).fpp(0.01).build())
+ *         .filter(FilterSizing.builder().expectedItems(100_000).fpp(0.01).build())
  *         .interval(Duration.ofMinutes(1))
  *         .build();
  * // distinct users per page, every minute and at the end of input
@@ -106,10 +105,9 @@ public final class BloomCount {
         if (config.window() != null) {
             throw new IllegalArgumentException("global counts do not support windows");
         }
-        DedupConfig filter = config.filter();
-        long perShard = Shards.itemsPerShard(filter.expectedItems(), filter.shards());
+        long perShard = Shards.itemsPerShard(config.filter().expectedItems(), config.shards());
         KeyedStream<T, Integer> keyed =
-                stream.keyBy(new Shards.Selector<>(id, filter.shards()), Types.INT);
+                stream.keyBy(new Shards.Selector<>(id, config.shards()), Types.INT);
         String prefix = config.uidPrefixOr(DEFAULT_UID);
         return keyed.process(
                         new CountFunction<Integer, T>(
@@ -150,7 +148,7 @@ public final class BloomCount {
         private transient ValueState<Long> emitted; // the boundary of the last interval record
 
         ShardSum(CountConfig config) {
-            this.eventTime = config.timeDomain() == DedupConfig.TimeDomain.EVENT_TIME;
+            this.eventTime = config.timeDomain() == io.bloomstream.flink.TimeDomain.EVENT_TIME;
             this.processingGrace =
                     Math.min(MAX_PROCESSING_GRACE_MILLIS, config.interval().toMillis() / 2);
         }

@@ -6,8 +6,9 @@ import io.bloomstream.filter.Hash128;
 import io.bloomstream.filter.Hasher;
 import io.bloomstream.filter.Pages;
 import io.bloomstream.filter.SetEstimates;
+import io.bloomstream.flink.FilterSizing;
 import io.bloomstream.flink.IdSelector;
-import io.bloomstream.flink.dedup.DedupConfig;
+import io.bloomstream.flink.TimeDomain;
 import io.bloomstream.flink.internal.RejectLog;
 import io.bloomstream.flink.state.FilterMeta;
 import io.bloomstream.flink.state.StateLayout;
@@ -39,7 +40,7 @@ import org.apache.flink.util.OutputTag;
  * OverlapEstimate} at the end of each interval in which it received events, and at the end of
  * input.
  *
- * <p>Both sides need filters of one shape, so the config must use {@link DedupConfig.Growth#FIXED}
+ * <p>Both sides need filters of one shape, so the config must use {@link FilterSizing.Growth#FIXED}
  * growth (the union of two cascades has no common shape); anything else is refused when the job is
  * built. Size it for the larger side.
  *
@@ -120,9 +121,9 @@ public final class BloomOverlap {
     }
 
     static void checkShape(CountConfig config) {
-        if (config.filter().growth() != DedupConfig.Growth.FIXED) {
+        if (config.filter().growth() != FilterSizing.Growth.FIXED) {
             throw new IllegalArgumentException(
-                    "set estimates need DedupConfig.Growth.FIXED on both sides: the filters must"
+                    "set estimates need FilterSizing.Growth.FIXED on both sides: the filters must"
                             + " share one shape to be ORed, which two growing cascades do not");
         }
         if (config.window() != null) {
@@ -168,8 +169,10 @@ public final class BloomOverlap {
         @SuppressWarnings("unchecked")
         public void open(OpenContext ctx) {
             hasher = config.filter().hasher();
-            spec = config.filter().stageSpec(config.filter().expectedItems(), 0);
-            eventTime = config.timeDomain() == DedupConfig.TimeDomain.EVENT_TIME;
+            spec =
+                    config.filter()
+                            .stageSpec(config.filter().expectedItems(), config.filter().fpp(), 0);
+            eventTime = config.timeDomain() == TimeDomain.EVENT_TIME;
             rejected = getRuntimeContext().getMetricGroup().counter(REJECTED);
             rejectLog = new RejectLog(LOG, REJECTED);
             shapeMismatch = getRuntimeContext().getMetricGroup().counter(SHAPE_MISMATCH);

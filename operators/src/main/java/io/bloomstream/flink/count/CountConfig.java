@@ -1,6 +1,7 @@
 package io.bloomstream.flink.count;
 
-import io.bloomstream.flink.dedup.DedupConfig;
+import io.bloomstream.flink.FilterSizing;
+import io.bloomstream.flink.TimeDomain;
 import io.bloomstream.flink.internal.OperatorUids;
 import java.io.Serializable;
 import java.time.Duration;
@@ -8,9 +9,10 @@ import java.util.Objects;
 import org.apache.flink.annotation.PublicEvolving;
 
 /**
- * The configuration of a distinct-count operator ({@link BloomCount}): the filter of each key (a
- * {@link DedupConfig}: expected items, rate, page size, seed, growth) and when estimates are
- * emitted. Immutable and validated; build it with {@link #builder()}.
+ * The configuration of a distinct-count operator ({@link BloomCount}, {@link BloomOverlap}): the
+ * filter of each key ({@link FilterSizing}: expected items, rate, page size, seed, growth), the
+ * shards of a global count, and when estimates are emitted. Immutable and validated; build it with
+ * {@link #builder()}.
  */
 @PublicEvolving
 public final class CountConfig implements Serializable {
@@ -20,12 +22,16 @@ public final class CountConfig implements Serializable {
     /** Default emission interval. */
     public static final Duration DEFAULT_INTERVAL = Duration.ofMinutes(1);
 
+    /** Default number of virtual keys (shards) of a global count. */
+    public static final int DEFAULT_SHARDS = 1024;
+
     /** Default number of tumbling windows a key may have open at once (windowed variant). */
     public static final int DEFAULT_OPEN_WINDOWS = 4;
 
-    private final DedupConfig filter;
+    private final FilterSizing filter;
+    private final int shards;
     private final Duration interval;
-    private final DedupConfig.TimeDomain timeDomain;
+    private final TimeDomain timeDomain;
     private final boolean onChangeOnly;
     private final Duration window;
     private final int openWindows;
@@ -33,6 +39,7 @@ public final class CountConfig implements Serializable {
 
     private CountConfig(Builder b) {
         this.filter = b.filter;
+        this.shards = b.shards;
         this.interval = b.interval;
         this.timeDomain = b.timeDomain;
         this.onChangeOnly = b.onChangeOnly;
@@ -47,8 +54,13 @@ public final class CountConfig implements Serializable {
     }
 
     /** The filter of each key (of each window, in the windowed variant). */
-    public DedupConfig filter() {
+    public FilterSizing filter() {
         return filter;
+    }
+
+    /** Virtual keys of a global count ({@link BloomCount#global}). */
+    public int shards() {
+        return shards;
     }
 
     /** How often each key's estimate is emitted (not used by the windowed variant). */
@@ -57,7 +69,7 @@ public final class CountConfig implements Serializable {
     }
 
     /** The clock of emission (and of windows). */
-    public DedupConfig.TimeDomain timeDomain() {
+    public TimeDomain timeDomain() {
         return timeDomain;
     }
 
@@ -98,8 +110,10 @@ public final class CountConfig implements Serializable {
 
     @Override
     public String toString() {
-        return "CountConfig{filter="
+        return "CountConfig{filter={"
                 + filter
+                + "}, shards="
+                + shards
                 + ", interval="
                 + interval
                 + ", timeDomain="
@@ -116,9 +130,10 @@ public final class CountConfig implements Serializable {
 
     /** Builds a {@link CountConfig}. */
     public static final class Builder {
-        private DedupConfig filter = DedupConfig.builder().build();
+        private FilterSizing filter = FilterSizing.builder().build();
+        private int shards = DEFAULT_SHARDS;
         private Duration interval = DEFAULT_INTERVAL;
-        private DedupConfig.TimeDomain timeDomain = DedupConfig.TimeDomain.PROCESSING_TIME;
+        private TimeDomain timeDomain = TimeDomain.PROCESSING_TIME;
         private boolean onChangeOnly;
         private Duration window;
         private int openWindows = DEFAULT_OPEN_WINDOWS;
@@ -127,16 +142,20 @@ public final class CountConfig implements Serializable {
         private Builder() {}
 
         /**
-         * The filter of each key: expected distinct items, rate, growth (default: 10^6 items at 1%,
-         * scalable). Retention and duplicate output do not apply to counting.
+         * The filter of each key: expected distinct items (in total for a global count), rate,
+         * growth (default: 10^6 items at 1%, scalable).
          */
-        public Builder filter(DedupConfig filter) {
-            Objects.requireNonNull(filter, "filter");
-            if (filter.hasRetention()) {
-                throw new IllegalArgumentException(
-                        "filter retention does not apply to counting; use window(...) instead");
+        public Builder filter(FilterSizing filter) {
+            this.filter = Objects.requireNonNull(filter, "filter");
+            return this;
+        }
+
+        /** Virtual keys of a global count, 1 to 2^20 (default 1024). */
+        public Builder shards(int shards) {
+            if (shards < 1 || shards > (1 << 20)) {
+                throw new IllegalArgumentException("shards must be in [1, 2^20], was " + shards);
             }
-            this.filter = filter;
+            this.shards = shards;
             return this;
         }
 
@@ -151,7 +170,7 @@ public final class CountConfig implements Serializable {
         }
 
         /** The clock of emission and windows (default processing time). */
-        public Builder timeDomain(DedupConfig.TimeDomain timeDomain) {
+        public Builder timeDomain(TimeDomain timeDomain) {
             this.timeDomain = Objects.requireNonNull(timeDomain, "timeDomain");
             return this;
         }

@@ -4,7 +4,7 @@ import io.bloomstream.filter.Estimate;
 import io.bloomstream.filter.Hash128;
 import io.bloomstream.filter.Hasher;
 import io.bloomstream.flink.IdSelector;
-import io.bloomstream.flink.dedup.DedupConfig;
+import io.bloomstream.flink.TimeDomain;
 import io.bloomstream.flink.internal.RejectLog;
 import io.bloomstream.flink.state.FilterMeta;
 import io.bloomstream.flink.typeutils.FilterMetaSerializer;
@@ -80,7 +80,7 @@ public class CountFunction<K, T> extends KeyedProcessFunction<K, T, CountEstimat
     @Override
     public void open(OpenContext openContext) {
         hasher = config.filter().hasher();
-        eventTime = config.timeDomain() == DedupConfig.TimeDomain.EVENT_TIME;
+        eventTime = config.timeDomain() == TimeDomain.EVENT_TIME;
         windowMillis = config.window() == null ? 0 : config.window().toMillis();
         state =
                 new CountState(

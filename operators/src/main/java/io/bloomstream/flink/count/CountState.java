@@ -4,7 +4,7 @@ import io.bloomstream.filter.Estimate;
 import io.bloomstream.filter.FilterSpec;
 import io.bloomstream.filter.Hasher;
 import io.bloomstream.filter.Pages;
-import io.bloomstream.flink.dedup.DedupConfig;
+import io.bloomstream.flink.FilterSizing;
 import io.bloomstream.flink.state.FilterMeta;
 import io.bloomstream.flink.state.StageShapes;
 import io.bloomstream.flink.state.StateLayout;
@@ -27,7 +27,7 @@ import org.apache.flink.api.common.state.ValueState;
 @Internal
 final class CountState {
 
-    private final DedupConfig config;
+    private final FilterSizing sizing;
     private final StageShapes shapes;
     private final Hasher hasher;
     private final int slots;
@@ -36,13 +36,13 @@ final class CountState {
     private final long[] scratch = new long[io.bloomstream.filter.Sizing.MAX_HASHES];
 
     CountState(
-            DedupConfig config,
+            FilterSizing config,
             long itemsPerKey,
             int slots,
             ValueState<FilterMeta> metaState,
             MapState<Long, long[]> pages) {
-        this.config = config;
-        this.shapes = new StageShapes(config, itemsPerKey);
+        this.sizing = config;
+        this.shapes = new StageShapes(config, itemsPerKey, config.fpp());
         this.hasher = config.hasher();
         this.slots = slots;
         this.metaState = metaState;
@@ -114,7 +114,7 @@ final class CountState {
         }
         FilterMeta.Stage current = stages.isEmpty() ? null : stages.get(stages.size() - 1);
         if (current == null
-                || (config.growth() == DedupConfig.Growth.SCALABLE
+                || (sizing.growth() == FilterSizing.Growth.SCALABLE
                         && current.itemsAdded >= current.capacity)) {
             current = shapes.newStage(stages.size());
             FilterMeta.Stage template =

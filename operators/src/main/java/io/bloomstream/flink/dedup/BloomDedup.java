@@ -37,7 +37,7 @@ import org.apache.flink.util.OutputTag;
  * most fpp per in-order event (fpp (2G-1)/G for out-of-order events). Every event leaves on exactly
  * one of: the main output, the duplicates output (or dropped), the late output, the rejected
  * output. Restores that change the seed, the shard count or the time domain fail with the field
- * named (see the README).
+ * named (see docs/dedup.md).
  *
  * <p>The operator has uid and name {@value #DEFAULT_UID}; for another, as two dedups in one job
  * need, call through {@link #withUidPrefix}:

@@ -2,16 +2,19 @@ package io.bloomstream.flink.dedup;
 
 import io.bloomstream.filter.FilterSpec;
 import io.bloomstream.filter.Hasher;
-import io.bloomstream.filter.ScalableBloomFilter;
-import io.bloomstream.filter.Sizing;
+import io.bloomstream.flink.FilterSizing;
+import io.bloomstream.flink.Retention;
+import io.bloomstream.flink.TimeDomain;
 import java.io.Serializable;
 import java.time.Duration;
-import java.util.Objects;
 import org.apache.flink.annotation.PublicEvolving;
 
 /**
- * The configuration of a Bloom filter operator: what each key's filter is sized for, how it grows,
- * and how long it remembers. Immutable and validated; build it with {@link #builder()}.
+ * The configuration of the dedup operator: each key's filter ({@link FilterSizing}: expected items,
+ * rate, page size, seed, growth), how long it remembers ({@link Retention}, optional), global
+ * mode's shards, the duplicates output, and the write-back cache and bundles. Immutable and
+ * validated; build it with {@link #builder()}, whose setters for the sizing and the retention are
+ * shortcuts for building those.
  *
  * <p>The compound false-positive rate of a key, over all its cascade stages and live retention
  * generations, stays at or below {@link #fpp()}: each generation gets fpp / generations, and each
@@ -23,10 +26,10 @@ public final class DedupConfig implements Serializable {
     private static final long serialVersionUID = 1L;
 
     /** Default expected distinct ids per key (per shard in global mode: total / shards). */
-    public static final long DEFAULT_EXPECTED_ITEMS = 1_000_000;
+    public static final long DEFAULT_EXPECTED_ITEMS = FilterSizing.DEFAULT_EXPECTED_ITEMS;
 
     /** Default false-positive rate. */
-    public static final double DEFAULT_FPP = 0.01;
+    public static final double DEFAULT_FPP = FilterSizing.DEFAULT_FPP;
 
     /** Default {@link #bundleSize()}: 0, no bundles (see {@link Builder#bundle}). */
     public static final int DEFAULT_BUNDLE_SIZE = 0;
@@ -37,82 +40,40 @@ public final class DedupConfig implements Serializable {
     /** Default budget of the write-back cache per parallel instance: 64 MiB. */
     public static final long DEFAULT_CACHE_BYTES = 64L << 20;
 
-    /** Default number of retention generations. */
-    public static final int DEFAULT_GENERATIONS = 2;
-
-    /**
-     * The smallest page that the automatic page size picks for state: each page is one state entry
-     * with about 20 bytes of overhead in a checkpoint, so at 1% 512-bit pages took 1.78 bytes of
-     * state per distinct id and 2048-bit pages 1.50 (10^6 ids) and 1.355 (10^7). 4096-bit pages
-     * take 1.30 and 1.27 but cost heap throughput (0.66x against 0.82x of pass-through in one run
-     * at 10^6 ids): pass {@code pageBits(4096)} when state size matters more
-     * (benchmarks/RESULTS.md).
-     */
-    public static final int MIN_AUTO_STATE_PAGE_BITS = 2048;
-
     /** Default number of virtual keys (shards) in global mode. */
     public static final int DEFAULT_SHARDS = 1024;
 
-    /**
-     * The most generation slots a key may need for on-time events: ceil((R + A) / L) + 2 for
-     * retention R, allowed lateness A and generation length L (the rest of a key's 64 slots take
-     * far-future buckets). Checked when the config is built.
-     */
-    public static final int MAX_ON_TIME_GENERATIONS = 48;
-
-    /** The longest retention or allowed lateness: 100 years. */
-    public static final Duration MAX_DURATION = Duration.ofDays(36_525);
-
-    /** How a key's filter grows past its expected items. */
-    public enum Growth {
-        /** One filter; past capacity its false-positive rate climbs (a warning is logged). */
-        FIXED,
-        /** A scalable cascade: the rate stays within the target however many items arrive. */
-        SCALABLE
-    }
-
-    /** Which clock drives retention. */
-    public enum TimeDomain {
-        /** Event timestamps and watermarks. */
-        EVENT_TIME,
-        /** The wall clock of the task manager. */
-        PROCESSING_TIME
-    }
-
-    private final long expectedItems;
-    private final double fpp;
-    private final int pageBits;
-    private final long seed;
-    private final Growth growth;
-    private final int growthFactor;
-    private final double tightening;
-    private final Duration retention;
-    private final TimeDomain timeDomain;
-    private final int generations;
-    private final Duration allowedLateness;
+    private final FilterSizing sizing;
+    private final Retention retention;
     private final int shards;
     private final boolean emitDuplicates;
     private final long cacheBytes;
     private final int bundleSize;
     private final Duration bundleDelay;
 
-    private DedupConfig(Builder b) {
-        this.expectedItems = b.expectedItems;
-        this.fpp = b.fpp;
-        this.pageBits = b.pageBits;
-        this.seed = b.seed;
-        this.growth = b.growth;
-        this.growthFactor = b.growthFactor;
-        this.tightening = b.tightening;
-        this.retention = b.retention;
-        this.timeDomain = b.timeDomain;
-        this.generations = b.generations;
-        this.allowedLateness = b.allowedLateness;
+    private DedupConfig(Builder b, FilterSizing sizing, Retention retention) {
+        this.sizing = sizing;
+        this.retention = retention;
         this.shards = b.shards;
         this.emitDuplicates = b.emitDuplicates;
         this.cacheBytes = b.cacheBytes;
         this.bundleSize = b.bundleSize;
         this.bundleDelay = b.bundleDelay;
+    }
+
+    /** A builder with the defaults. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Each key's filter: expected items, rate, page size, seed, growth. */
+    public FilterSizing sizing() {
+        return sizing;
+    }
+
+    /** How long ids are remembered, or null for ever. */
+    public Retention retentionPolicy() {
+        return retention;
     }
 
     /**
@@ -133,90 +94,69 @@ public final class DedupConfig implements Serializable {
         return bundleDelay;
     }
 
-    /** A builder with the defaults. */
-    public static Builder builder() {
-        return new Builder();
-    }
-
     /**
      * Expected distinct ids per key; under retention, the distinct ids per key within one retention
      * period (each generation is sized for its share).
      */
     public long expectedItems() {
-        return expectedItems;
+        return sizing.expectedItems();
     }
 
     /** Target compound false-positive rate per key. */
     public double fpp() {
-        return fpp;
+        return sizing.fpp();
     }
 
     /** Page size in bits, {@link FilterSpec#CLASSIC} or {@link FilterSpec#AUTO_PAGE_BITS}. */
     public int pageBits() {
-        return pageBits;
+        return sizing.pageBits();
     }
 
     /** The XXH3 seed; filters built with different seeds cannot be merged or restored. */
     public long seed() {
-        return seed;
+        return sizing.seed();
     }
 
     /** The hasher (XXH3-128 with {@link #seed()}). */
     public Hasher hasher() {
-        return Hasher.xxh3(seed);
+        return sizing.hasher();
     }
 
-    public Growth growth() {
-        return growth;
-    }
-
-    /** s, the capacity ratio of consecutive cascade stages. */
-    public int growthFactor() {
-        return growthFactor;
-    }
-
-    /** r, the rate ratio of consecutive cascade stages. */
-    public double tightening() {
-        return tightening;
+    /** How a key's filter grows past its expected items. */
+    public FilterSizing.Growth growth() {
+        return sizing.growth();
     }
 
     /** How long an id is remembered, or null for ever. */
     public Duration retention() {
-        return retention;
+        return retention == null ? null : retention.duration();
     }
 
     public boolean hasRetention() {
         return retention != null;
     }
 
+    /** The clock of the retention (event time when there is none). */
     public TimeDomain timeDomain() {
-        return timeDomain;
+        return retention == null ? TimeDomain.EVENT_TIME : retention.timeDomain();
     }
 
     /**
-     * G, the number of filter generations under retention: an id is remembered for at least {@link
-     * #retention()} and at most retention * G / (G - 1).
+     * G, the number of filter generations under retention (1 without): an id is remembered for at
+     * least {@link #retention()} and at most retention * G / (G - 1).
      */
     public int generations() {
-        return hasRetention() ? generations : 1;
+        return retention == null ? 1 : retention.generations();
     }
 
     /** The retention in whole milliseconds (rounded up), or 0 without retention. */
     public long retentionMillis() {
-        if (!hasRetention()) {
-            return 0;
-        }
-        return retention.toMillis() + (retention.toNanos() % 1_000_000 == 0 ? 0 : 1);
+        return retention == null ? 0 : retention.millis();
     }
 
-    /** The length of one generation: retention / (G - 1), in milliseconds. */
+    /** The length of one generation: retention / (G - 1), in milliseconds (0 without retention). */
     public long generationMillis() {
-        if (!hasRetention()) {
-            return 0;
-        }
-        // Rounded up, so that (G - 1) generations always cover the whole retention.
-        long millis = retentionMillis();
-        return Math.max(1, (millis + generations - 2) / (generations - 1));
+        return retention == null ? 0 : retention.generationMillis();
     }
 
     /**
@@ -226,7 +166,7 @@ public final class DedupConfig implements Serializable {
      * (Flink's convention for windows); state is kept that much longer.
      */
     public Duration allowedLateness() {
-        return allowedLateness;
+        return retention == null ? Duration.ZERO : retention.allowedLateness();
     }
 
     /** Virtual keys of global mode. */
@@ -239,88 +179,31 @@ public final class DedupConfig implements Serializable {
         return emitDuplicates;
     }
 
-    /** The rate budget of one generation: fpp / G. */
-    double generationFpp() {
-        return fpp / generations();
-    }
-
-    /**
-     * The ids one generation is sized for. Under retention, expectedItems counts the distinct ids
-     * per key that arrive within one retention period; a generation spans 1 / (G - 1) of it, so it
-     * is sized for that share (rounded up).
-     */
+    /** The ids one generation is sized for (all of them without retention). */
     long generationItems(long itemsPerKey) {
-        if (!hasRetention()) {
-            return itemsPerKey;
-        }
-        return Math.max(1, (itemsPerKey + generations - 2) / (generations - 1));
+        return retention == null ? itemsPerKey : retention.generationItems(itemsPerKey);
     }
 
-    /** The capacity of cascade stage i. */
+    /** The capacity of cascade stage i of one generation of a key sized for itemsPerKey. */
     public long stageCapacity(long itemsPerKey, int stage) {
-        long items = generationItems(itemsPerKey);
-        if (growth == Growth.FIXED) {
-            return items;
-        }
-        return ScalableBloomFilter.stageCapacity(items, growthFactor, stage);
+        return sizing.stageCapacity(generationItems(itemsPerKey), stage);
     }
 
     /**
      * The spec of cascade stage i of one generation of a key sized for {@code itemsPerKey} (in
-     * global mode: expectedItems / shards, rounded up): the shape the operator gives that stage.
-     * Its state holds the stage as pages of {@link FilterSpec#pageBits()} bits (a classic stage as
-     * one page of all its bits).
+     * global mode: expectedItems / shards, rounded up): the shape the operator gives that stage, at
+     * the generation's rate budget fpp / G.
      */
     public FilterSpec stageSpec(long itemsPerKey, int stage) {
-        double p =
-                growth == Growth.FIXED
-                        ? generationFpp()
-                        : ScalableBloomFilter.stageFpp(generationFpp(), tightening, stage);
-        long capacity = stageCapacity(itemsPerKey, stage);
-        int page = pageBits;
-        if (page == FilterSpec.AUTO_PAGE_BITS) {
-            page = Sizing.autoPageBits(capacity, p);
-            if (page != FilterSpec.CLASSIC && page < MIN_AUTO_STATE_PAGE_BITS) {
-                page =
-                        Sizing.sizeClassic(capacity, p)[0] > 4L * MIN_AUTO_STATE_PAGE_BITS
-                                ? MIN_AUTO_STATE_PAGE_BITS
-                                : FilterSpec.CLASSIC;
-            }
-        }
-        return FilterSpec.builder()
-                .expectedItems(capacity)
-                .fpp(p)
-                .pageBits(page)
-                .hasher(hasher())
-                .build();
+        return sizing.stageSpec(generationItems(itemsPerKey), fpp() / generations(), stage);
     }
 
     @Override
     public String toString() {
-        return "DedupConfig{expectedItems="
-                + expectedItems
-                + ", fpp="
-                + fpp
-                + ", pageBits="
-                + (pageBits == FilterSpec.AUTO_PAGE_BITS ? "auto" : pageBits)
-                + ", seed="
-                + seed
-                + ", growth="
-                + growth
-                + (growth == Growth.SCALABLE
-                        ? "(s=" + growthFactor + ", r=" + tightening + ")"
-                        : "")
+        return "DedupConfig{"
+                + sizing
                 + ", retention="
-                + (retention == null
-                        ? "forever"
-                        : retention
-                                + " "
-                                + timeDomain
-                                + " x"
-                                + generations
-                                + (allowedLateness.isZero()
-                                        ? ""
-                                        : ", allowedLateness=" + allowedLateness))
+                + (retention == null ? "forever" : retention)
                 + ", shards="
                 + shards
                 + ", emitDuplicates="
@@ -334,19 +217,13 @@ public final class DedupConfig implements Serializable {
     /** Builds a {@link DedupConfig}; each setter checks its argument. */
     @PublicEvolving
     public static final class Builder {
-        private long expectedItems = DEFAULT_EXPECTED_ITEMS;
-        private double fpp = DEFAULT_FPP;
-        private int pageBits = FilterSpec.AUTO_PAGE_BITS;
-        private long seed = Hasher.DEFAULT_SEED;
+        private final FilterSizing.Builder sizing = FilterSizing.builder();
         private long cacheBytes = DEFAULT_CACHE_BYTES;
         private int bundleSize = DEFAULT_BUNDLE_SIZE;
         private Duration bundleDelay = Duration.ZERO;
-        private Growth growth = Growth.SCALABLE;
-        private int growthFactor = ScalableBloomFilter.DEFAULT_GROWTH;
-        private double tightening = ScalableBloomFilter.DEFAULT_TIGHTENING;
         private Duration retention;
         private TimeDomain timeDomain = TimeDomain.EVENT_TIME;
-        private int generations = DEFAULT_GENERATIONS;
+        private int generations = Retention.DEFAULT_GENERATIONS;
         private Duration allowedLateness = Duration.ZERO;
         private int shards = DEFAULT_SHARDS;
         private boolean emitDuplicates;
@@ -355,45 +232,30 @@ public final class DedupConfig implements Serializable {
 
         /** Expected distinct ids per key (in global mode: in total). */
         public Builder expectedItems(long expectedItems) {
-            if (expectedItems < 1) {
-                throw new IllegalArgumentException(
-                        "expectedItems must be >= 1, was " + expectedItems);
-            }
-            this.expectedItems = expectedItems;
+            sizing.expectedItems(expectedItems);
             return this;
         }
 
         /** Target false-positive rate, in (0, 1). */
         public Builder fpp(double fpp) {
-            if (!(fpp > 0 && fpp < 1)) {
-                throw new IllegalArgumentException("fpp must be in (0, 1), was " + fpp);
-            }
-            this.fpp = fpp;
+            sizing.fpp(fpp);
             return this;
         }
 
         /**
          * Page size: a power of two from 64 to 65536 bits, {@link FilterSpec#CLASSIC} or {@link
-         * FilterSpec#AUTO_PAGE_BITS} (default: the automatic size of {@link Sizing#autoPageBits},
-         * but at least {@link #MIN_AUTO_STATE_PAGE_BITS}, and classic for filters of fewer than
-         * four such pages).
+         * FilterSpec#AUTO_PAGE_BITS} (default: the automatic size of {@link
+         * FilterSizing#statePageBits}, but at least {@link FilterSizing#MIN_AUTO_STATE_PAGE_BITS},
+         * and classic for filters of fewer than four such pages).
          */
         public Builder pageBits(int pageBits) {
-            if (pageBits != FilterSpec.CLASSIC
-                    && pageBits != FilterSpec.AUTO_PAGE_BITS
-                    && !FilterSpec.isPageSize(pageBits)) {
-                throw new IllegalArgumentException(
-                        "pageBits must be a power of two in [64, 65536], 0 (classic) or -1"
-                                + " (auto), was "
-                                + pageBits);
-            }
-            this.pageBits = pageBits;
+            sizing.pageBits(pageBits);
             return this;
         }
 
         /** The XXH3 seed (default {@link Hasher#DEFAULT_SEED}). */
         public Builder seed(long seed) {
-            this.seed = seed;
+            sizing.seed(seed);
             return this;
         }
 
@@ -449,23 +311,13 @@ public final class DedupConfig implements Serializable {
 
         /** One fixed filter per key. */
         public Builder fixed() {
-            this.growth = Growth.FIXED;
+            sizing.fixed();
             return this;
         }
 
         /** A scalable cascade per key (the default), with growth s and tightening r. */
         public Builder scalable(int growthFactor, double tightening) {
-            if (growthFactor < 2 || growthFactor > 16) {
-                throw new IllegalArgumentException(
-                        "growthFactor must be in [2, 16], was " + growthFactor);
-            }
-            if (!(tightening > 0 && tightening < 1)) {
-                throw new IllegalArgumentException(
-                        "tightening must be in (0, 1), was " + tightening);
-            }
-            this.growth = Growth.SCALABLE;
-            this.growthFactor = growthFactor;
-            this.tightening = tightening;
+            sizing.scalable(growthFactor, tightening);
             return this;
         }
 
@@ -474,15 +326,7 @@ public final class DedupConfig implements Serializable {
          * again, and the state of expired generations is freed.
          */
         public Builder retention(Duration retention, TimeDomain timeDomain) {
-            Objects.requireNonNull(retention, "retention");
-            Objects.requireNonNull(timeDomain, "timeDomain");
-            if (retention.isNegative()
-                    || retention.isZero()
-                    || retention.compareTo(MAX_DURATION) > 0
-                    || retention.toMillis() < 1) {
-                throw new IllegalArgumentException(
-                        "retention must be from 1 ms to 100 years, was " + retention);
-            }
+            Retention.builder(retention, timeDomain); // checks both
             this.retention = retention;
             this.timeDomain = timeDomain;
             return this;
@@ -492,16 +336,10 @@ public final class DedupConfig implements Serializable {
          * Filter generations under retention, 2 to 46 (default 2): more make the retention
          * finer-grained (an id is remembered for less than R + R/(G-1)) and cost lookups in more
          * generations. With allowed lateness A, (G - 1)(1 + A/R) + 2 must stay at most {@link
-         * #MAX_ON_TIME_GENERATIONS}.
+         * Retention#MAX_ON_TIME_GENERATIONS}.
          */
         public Builder generations(int generations) {
-            if (generations < 2 || generations > MAX_ON_TIME_GENERATIONS - 2) {
-                throw new IllegalArgumentException(
-                        "generations must be in [2, "
-                                + (MAX_ON_TIME_GENERATIONS - 2)
-                                + "], was "
-                                + generations);
-            }
+            Retention.builder(Duration.ofDays(1), TimeDomain.EVENT_TIME).generations(generations);
             this.generations = generations;
             return this;
         }
@@ -511,11 +349,8 @@ public final class DedupConfig implements Serializable {
          * ones go to the late side output. Zero or more, in whole milliseconds (default 0).
          */
         public Builder allowedLateness(Duration allowedLateness) {
-            Objects.requireNonNull(allowedLateness, "allowedLateness");
-            if (allowedLateness.isNegative() || allowedLateness.compareTo(MAX_DURATION) > 0) {
-                throw new IllegalArgumentException(
-                        "allowedLateness must be from 0 to 100 years, was " + allowedLateness);
-            }
+            Retention.builder(Duration.ofDays(1), TimeDomain.EVENT_TIME)
+                    .allowedLateness(allowedLateness);
             this.allowedLateness = allowedLateness;
             return this;
         }
@@ -541,32 +376,32 @@ public final class DedupConfig implements Serializable {
          * @throws IllegalArgumentException if the filter would exceed what one key can hold
          */
         public DedupConfig build() {
-            DedupConfig config = new DedupConfig(this);
-            if (config.hasRetention()) {
-                long l = config.generationMillis();
-                long span = config.retentionMillis() + allowedLateness.toMillis();
-                long needed = (span + l - 1) / l + 2;
-                if (needed > MAX_ON_TIME_GENERATIONS) {
-                    throw new IllegalArgumentException(
-                            "generations "
-                                    + generations
-                                    + " and allowedLateness "
-                                    + allowedLateness
-                                    + " with retention "
-                                    + retention
-                                    + " need "
-                                    + needed
-                                    + " generation slots per key for on-time events, at most "
-                                    + MAX_ON_TIME_GENERATIONS
-                                    + ": lower generations or allowedLateness");
-                }
-            }
+            Retention r =
+                    retention == null
+                            ? null
+                            : Retention.builder(retention, timeDomain)
+                                    .generations(generations)
+                                    .allowedLateness(allowedLateness)
+                                    .build();
+            DedupConfig config;
             try {
-                config.stageSpec(expectedItems, 0);
+                config = new DedupConfig(this, sizing.build(), r);
+                config.stageSpec(config.expectedItems(), 0);
             } catch (IllegalArgumentException | IllegalStateException e) {
-                throw new IllegalArgumentException("cannot size a filter for " + config, e);
+                throw new IllegalArgumentException("cannot size a filter for " + describe(r), e);
             }
             return config;
+        }
+
+        /** The config being built, for a message (its sizing may not build). */
+        private String describe(Retention r) {
+            return "DedupConfig{"
+                    + sizing
+                    + ", retention="
+                    + (r == null ? "forever" : r)
+                    + ", shards="
+                    + shards
+                    + "}";
         }
     }
 }

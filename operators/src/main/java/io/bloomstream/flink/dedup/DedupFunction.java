@@ -2,10 +2,10 @@ package io.bloomstream.flink.dedup;
 
 import io.bloomstream.filter.Hash128;
 import io.bloomstream.flink.IdSelector;
+import io.bloomstream.flink.TimeDomain;
 import io.bloomstream.flink.internal.RejectLog;
 import io.bloomstream.flink.internal.TimeMath;
 import io.bloomstream.flink.state.KeyCache;
-import io.bloomstream.flink.state.KeyedFilterState;
 import io.bloomstream.flink.typeutils.FilterMetaSerializer;
 import io.bloomstream.flink.typeutils.PageSerializer;
 import java.util.Objects;
@@ -167,7 +167,7 @@ public class DedupFunction<K, T> extends KeyedProcessFunction<K, T, T>
         }
         long time = 0;
         long horizon = 0;
-        boolean eventTime = config.timeDomain() == DedupConfig.TimeDomain.EVENT_TIME;
+        boolean eventTime = config.timeDomain() == TimeDomain.EVENT_TIME;
         if (config.hasRetention()) {
             if (eventTime) {
                 Long ts = ctx.timestamp();
@@ -215,7 +215,7 @@ public class DedupFunction<K, T> extends KeyedProcessFunction<K, T, T>
     }
 
     private void register(org.apache.flink.streaming.api.TimerService timers, long time) {
-        if (config.timeDomain() == DedupConfig.TimeDomain.EVENT_TIME) {
+        if (config.timeDomain() == TimeDomain.EVENT_TIME) {
             timers.registerEventTimeTimer(time);
         } else {
             timers.registerProcessingTimeTimer(time);

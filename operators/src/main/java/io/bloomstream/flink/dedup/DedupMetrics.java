@@ -32,7 +32,7 @@ public final class DedupMetrics {
 
     /**
      * Counter: generations widened to take a bucket of another because the key had no free slot
-     * (ids in them are then remembered longer than the retention); see the README.
+     * (ids in them are then remembered longer than the retention); see docs/dedup.md.
      */
     public static final String WIDENED_GENERATIONS = "bloomWidenedGenerations";
 

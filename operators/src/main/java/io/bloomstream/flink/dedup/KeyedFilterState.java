@@ -1,11 +1,14 @@
-package io.bloomstream.flink.state;
+package io.bloomstream.flink.dedup;
 
 import io.bloomstream.filter.FilterSpec;
 import io.bloomstream.filter.Hasher;
 import io.bloomstream.filter.Pages;
-import io.bloomstream.flink.dedup.DedupConfig;
-import io.bloomstream.flink.dedup.DedupMetrics;
-import io.bloomstream.flink.internal.TimeMath;
+import io.bloomstream.flink.FilterSizing;
+import io.bloomstream.flink.state.FilterMeta;
+import io.bloomstream.flink.state.GenerationPolicy;
+import io.bloomstream.flink.state.KeyCache;
+import io.bloomstream.flink.state.StageShapes;
+import io.bloomstream.flink.state.StateLayout;
 import io.bloomstream.flink.typeutils.FilterMetaSerializer;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -39,14 +42,6 @@ public final class KeyedFilterState {
 
     private static final Logger LOG = LoggerFactory.getLogger(KeyedFilterState.class);
 
-    /**
-     * The most generation slots a key gives to buckets ahead of the horizon (the watermark's or the
-     * clock's bucket); the rest are kept for on-time events (see {@link
-     * DedupConfig#MAX_ON_TIME_GENERATIONS}).
-     */
-    static final int MAX_FUTURE_SLOTS =
-            FilterMetaSerializer.MAX_SLOTS - DedupConfig.MAX_ON_TIME_GENERATIONS;
-
     /** Keys whose metadata is cached; see {@link #readMeta}. */
     public static final int META_CACHE_KEYS = 4096;
 
@@ -58,8 +53,7 @@ public final class KeyedFilterState {
     private final DedupMetrics metrics;
     private final long[] scratch = new long[io.bloomstream.filter.Sizing.MAX_HASHES];
     private final int domain;
-    private final long retentionMillis;
-    private final long latenessMillis;
+    private final GenerationPolicy generations;
     private final int metaCacheKeys;
 
     private final Map<Object, FilterMeta> metaCache =
@@ -110,17 +104,22 @@ public final class KeyedFilterState {
         this.metaCacheKeys = metaCacheKeys;
         this.run = run;
         this.config = config;
-        this.shapes = new StageShapes(config, itemsPerKey);
+        this.shapes =
+                new StageShapes(
+                        config.sizing(),
+                        config.generationItems(itemsPerKey),
+                        config.fpp() / config.generations());
         this.hasher = config.hasher();
         this.metaState = metaState;
         this.pages = pages;
         this.metrics = metrics;
-        this.domain = StateLayout.domainOf(config);
-        this.retentionMillis = config.hasRetention() ? config.retentionMillis() : 0;
-        this.latenessMillis =
-                config.hasRetention() && domain == FilterMeta.DOMAIN_EVENT_TIME
-                        ? config.allowedLateness().toMillis()
-                        : 0;
+        this.domain = StateLayout.domainOf(config.retentionPolicy());
+        this.generations =
+                new GenerationPolicy(
+                        config.retentionMillis(),
+                        domain == FilterMeta.DOMAIN_EVENT_TIME
+                                ? config.allowedLateness().toMillis()
+                                : 0);
     }
 
     /** A random id other than {@link FilterMeta#NOT_COUNTED}: ids of two runs collide at 2^-64. */
@@ -171,9 +170,11 @@ public final class KeyedFilterState {
             return null;
         }
         FilterMeta meta = stored.copy();
-        boolean changed = adopt(meta);
+        boolean changed =
+                StateUpgrade.adopt(
+                        meta, hasher, domain, config.generations(), config.generationMillis());
         if (meta.countedBy != run) {
-            metrics.pagesAllocated(countPages(meta));
+            metrics.pagesAllocated(StateUpgrade.countPages(meta, pages));
             meta.countedBy = run;
             changed = true;
         }
@@ -271,85 +272,6 @@ public final class KeyedFilterState {
         return cache;
     }
 
-    /**
-     * The key's pages, as recorded in its metadata; state of bloomstream 0.1 did not record them,
-     * so they are counted (per stage) once, by one pass over the key's pages, and then recorded.
-     */
-    private long countPages(FilterMeta meta) throws Exception {
-        long recorded = meta.pages();
-        if (recorded != FilterMeta.UNKNOWN_PAGES) {
-            return recorded;
-        }
-        for (List<FilterMeta.Stage> slot : meta.slots) {
-            for (FilterMeta.Stage st : slot) {
-                st.pages = 0;
-            }
-        }
-        for (Long pageKey : pages.keys()) {
-            int slot = StateLayout.slotOf(pageKey);
-            int stage = StateLayout.stageOf(pageKey);
-            if (slot < meta.generations() && stage < meta.slots.get(slot).size()) {
-                meta.slots.get(slot).get(stage).pages++;
-            } else {
-                // Never written by this class; not counted, as freeing uses the recorded counts.
-                LOG.warn("page {} has no stage in the key's metadata {}", pageKey, meta);
-            }
-        }
-        return meta.pages();
-    }
-
-    /**
-     * Checks that a key's state can be read under this config, and fills in what state written by
-     * bloomstream 0.1 did not record, writing it back at once (so a later restore with another
-     * retention reads it right). 0.1 wrote one slot without retention and G with it, buckets
-     * epoch-aligned (phase 0) of the config's generation length, which it did not record: the first
-     * restore of 0.1 state with retention must keep the retention (a change of G or of retention on
-     * or off is detected and fails).
-     *
-     * @return whether the metadata was filled in (and must be written back)
-     */
-    private boolean adopt(FilterMeta meta) {
-        meta.checkHasher(hasher);
-        if (meta.domain == FilterMeta.UNRECORDED) {
-            int recorded = meta.generations() == 1 ? FilterMeta.DOMAIN_NONE : domain;
-            if ((recorded == FilterMeta.DOMAIN_NONE) != (domain == FilterMeta.DOMAIN_NONE)) {
-                throw mismatch(
-                        "timeDomain",
-                        StateLayout.domainName(recorded),
-                        StateLayout.domainName(domain));
-            }
-            if (domain != FilterMeta.DOMAIN_NONE && meta.generations() != config.generations()) {
-                throw mismatch(
-                        "generations",
-                        Integer.toString(meta.generations()),
-                        Integer.toString(config.generations())
-                                + " (state of bloomstream 0.1 must first be restored with its"
-                                + " own retention and generations)");
-            }
-            meta.domain = domain;
-            meta.generationMillis = config.generationMillis();
-            meta.offset = 0;
-            return true;
-        } else if (meta.domain != domain) {
-            throw mismatch(
-                    "timeDomain",
-                    StateLayout.domainName(meta.domain),
-                    StateLayout.domainName(domain));
-        }
-        return false;
-    }
-
-    private static IllegalStateException mismatch(String field, String was, String now) {
-        return new IllegalStateException(
-                "cannot restore dedup state: field "
-                        + field
-                        + " was "
-                        + was
-                        + " in the savepoint and is "
-                        + now
-                        + " in the job's config");
-    }
-
     private void writeMeta(Object key, FilterMeta meta) throws Exception {
         if (cache != null) {
             entry.meta = meta;
@@ -360,15 +282,6 @@ public final class KeyedFilterState {
             metaCache.put(key, meta);
         }
         metaState.update(meta.copy());
-    }
-
-    /**
-     * When the generation whose last bucket is {@code lastBucket} can be freed: when no on-time
-     * event can consult it any more, at the end of that bucket + retention + allowed lateness.
-     */
-    long expiryOf(FilterMeta meta, long lastBucket) {
-        long end = TimeMath.bucketEnd(lastBucket, meta.generationMillis, meta.offset);
-        return TimeMath.plus(TimeMath.plus(end, retentionMillis), latenessMillis);
     }
 
     /**
@@ -401,14 +314,8 @@ public final class KeyedFilterState {
             dirty = true;
         }
         long bucket = StateLayout.bucketOf(time, meta);
-        long probeFrom = bucket;
-        long probeTo = bucket;
-        if (meta.generationMillis > 0) {
-            probeFrom = StateLayout.bucketOf(TimeMath.minus(time, retentionMillis), meta);
-            probeTo =
-                    StateLayout.bucketOf(
-                            TimeMath.minus(TimeMath.plus(time, retentionMillis), 1), meta);
-        }
+        long probeFrom = generations.probeFrom(meta, time);
+        long probeTo = generations.probeTo(meta, time);
 
         // Query every generation the event must consult, newest stage first. The newest stage's
         // page of the generation that holds the event's bucket is kept for the insert, so a new
@@ -449,13 +356,19 @@ public final class KeyedFilterState {
             }
         }
         if (target < 0) {
-            target = openGeneration(meta, bucket, StateLayout.bucketOf(horizonTime, meta));
+            GenerationPolicy.Opened opened =
+                    generations.open(meta, bucket, StateLayout.bucketOf(horizonTime, meta));
+            target = opened.slot();
+            newExpiry = opened.newExpiry();
+            if (opened.widened()) {
+                metrics.widenedGenerations.inc();
+            }
         }
 
         List<FilterMeta.Stage> stages = meta.slots.get(target);
         FilterMeta.Stage current = stages.isEmpty() ? null : stages.get(stages.size() - 1);
         if (current == null
-                || (config.growth() == DedupConfig.Growth.SCALABLE
+                || (config.growth() == FilterSizing.Growth.SCALABLE
                         && current.itemsAdded >= current.capacity)) {
             current = shapes.newStage(stages.size());
             stages.add(current);
@@ -473,7 +386,7 @@ public final class KeyedFilterState {
         addToPage(target, stageIndex, spec, page, words, h1, h2);
         current.itemsAdded++;
         if (current.itemsAdded == current.capacity + 1
-                && config.growth() == DedupConfig.Growth.FIXED) {
+                && config.growth() == FilterSizing.Growth.FIXED) {
             warnOverCapacity(current);
         }
         metrics.observe(
@@ -483,67 +396,6 @@ public final class KeyedFilterState {
                 Math.max(stagesSeen, stages.size()));
         writeMeta(key, meta);
         return true;
-    }
-
-    /**
-     * The slot for a bucket that no generation holds: a free slot, a new one, or past the limit the
-     * nearest generation on the same side of the horizon (the bucket of the watermark, or of the
-     * clock), widened to cover the bucket. Generations ahead of the horizon may take at most {@link
-     * #MAX_FUTURE_SLOTS} slots, so a flood of far-future timestamps can never take the slots that
-     * on-time events need, and no generation is ever widened across the horizon (which would keep
-     * on-time ids until a far-future expiry). Sets {@link #newExpiry} when the slot's expiry moved.
-     */
-    private int openGeneration(FilterMeta meta, long bucket, long horizon) {
-        boolean future = bucket > horizon;
-        int free = -1;
-        int futureSlots = 0;
-        for (int s = 0; s < meta.generations(); s++) {
-            if (meta.buckets[s] == FilterMeta.EMPTY) {
-                free = free < 0 ? s : free;
-            } else if (meta.buckets[s] > horizon) {
-                futureSlots++;
-            }
-        }
-        if (!future || futureSlots < MAX_FUTURE_SLOTS) {
-            if (free < 0 && meta.generations() < FilterMetaSerializer.MAX_SLOTS) {
-                free = meta.addSlot();
-            }
-            if (free >= 0) {
-                meta.buckets[free] = bucket;
-                meta.lastBuckets[free] = bucket;
-                newExpiry = meta.generationMillis > 0 ? expiryOf(meta, bucket) : Long.MIN_VALUE;
-                return free;
-            }
-        }
-        int nearest = -1;
-        long best = Long.MAX_VALUE;
-        for (int s = 0; s < meta.generations(); s++) {
-            long first = meta.buckets[s];
-            if (first == FilterMeta.EMPTY || (first > horizon) != future) {
-                continue;
-            }
-            long distance =
-                    bucket < first
-                            ? TimeMath.minus(first, bucket)
-                            : TimeMath.minus(bucket, meta.lastBuckets[s]);
-            if (distance < best) {
-                best = distance;
-                nearest = s;
-            }
-        }
-        if (nearest < 0) {
-            // Cannot happen while on-time events need fewer slots than the config check allows.
-            throw new IllegalStateException(
-                    "no generation slot for bucket " + bucket + " of key state " + meta);
-        }
-        metrics.widenedGenerations.inc();
-        if (bucket < meta.buckets[nearest]) {
-            meta.buckets[nearest] = bucket;
-        } else {
-            meta.lastBuckets[nearest] = bucket;
-            newExpiry = expiryOf(meta, bucket);
-        }
-        return nearest;
     }
 
     private void warnOverCapacity(FilterMeta.Stage stage) {
@@ -577,21 +429,9 @@ public final class KeyedFilterState {
         if (meta == null || meta.generationMillis <= 0) {
             return new long[0];
         }
-        long expired = 0; // bit set of slots
-        int live = 0;
-        long[] left = new long[meta.generations()];
-        for (int s = 0; s < meta.generations(); s++) {
-            if (meta.buckets[s] == FilterMeta.EMPTY) {
-                continue;
-            }
-            long expiry = expiryOf(meta, meta.lastBuckets[s]);
-            if (expiry <= time) {
-                expired |= 1L << s;
-            } else {
-                left[live++] = expiry;
-            }
-        }
-        if (live == 0) {
+        long expired = generations.expiredAt(meta, time); // bit set of slots
+        long[] left = generations.liveExpiries(meta, time);
+        if (left.length == 0) {
             metrics.pagesAllocated(-meta.pages());
             metaState.clear();
             pages.clear();
@@ -618,7 +458,7 @@ public final class KeyedFilterState {
             }
             writeMeta(key, meta);
         }
-        return java.util.Arrays.copyOf(left, live);
+        return left;
     }
 
     /**

@@ -46,7 +46,7 @@ final class StateShape {
         f.put("strategy", config.hasher().strategy().name());
         f.put("seed", "0x" + Long.toHexString(config.hasher().seed()));
         f.put("shards", shards == 0 ? "none (per key)" : Integer.toString(shards));
-        f.put("timeDomain", StateLayout.domainName(StateLayout.domainOf(config)));
+        f.put("timeDomain", StateLayout.domainName(StateLayout.domainOf(config.retentionPolicy())));
         f.put("retentionMillis", Long.toString(config.retentionMillis()));
         f.put("generations", Integer.toString(config.generations()));
         f.put("generationMillis", Long.toString(config.generationMillis()));

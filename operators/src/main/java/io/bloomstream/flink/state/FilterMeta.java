@@ -181,7 +181,8 @@ public final class FilterMeta {
     }
 
     /** An empty dedup meta without slots, for the given retention shape. */
-    static FilterMeta forDedup(Hasher hasher, int domain, long generationMillis, long offset) {
+    public static FilterMeta forDedup(
+            Hasher hasher, int domain, long generationMillis, long offset) {
         return new FilterMeta(
                 hasher.strategy().id(),
                 hasher.seed(),
@@ -194,7 +195,7 @@ public final class FilterMeta {
     }
 
     /** Adds an empty slot and returns its index. */
-    int addSlot() {
+    public int addSlot() {
         int n = buckets.length;
         buckets = java.util.Arrays.copyOf(buckets, n + 1);
         lastBuckets = java.util.Arrays.copyOf(lastBuckets, n + 1);
@@ -242,7 +243,7 @@ public final class FilterMeta {
     }
 
     /** The key's pages, the sum of its stages' counts; {@link #UNKNOWN_PAGES} if one is unknown. */
-    long pages() {
+    public long pages() {
         long n = 0;
         for (List<Stage> slot : slots) {
             for (Stage s : slot) {
@@ -256,7 +257,7 @@ public final class FilterMeta {
     }
 
     /** The pages of the slots in the bit set {@code slotBits}. */
-    long pagesOf(long slotBits) {
+    public long pagesOf(long slotBits) {
         long n = 0;
         for (int i = 0; i < slots.size(); i++) {
             if ((slotBits & (1L << i)) != 0) {

@@ -37,22 +37,22 @@ public final class KeyCache {
     /** Switches the keyed state backend's current key (the operator's {@code setCurrentKey}). */
 
     /** A page the state does not hold (the key has no such page). */
-    static final long[] ABSENT = new long[0];
+    public static final long[] ABSENT = new long[0];
 
     /**
      * Stages with more pages are not cached (their page table alone would take 8 MiB); their pages
      * are read and written in state on every event.
      */
-    static final long MAX_STAGE_PAGES = 1 << 20;
+    public static final long MAX_STAGE_PAGES = 1 << 20;
 
     private static final long ENTRY_BYTES = 96;
 
     /** One key's cached state. */
-    static final class Entry {
+    public static final class Entry {
         final Object key;
 
         /** The key's metadata, owned by the cache (state holds copies); null: no state yet. */
-        FilterMeta meta;
+        public FilterMeta meta;
 
         boolean metaDirty;
 
@@ -104,7 +104,7 @@ public final class KeyCache {
     private long bytes;
     private long flushes;
 
-    KeyCache(
+    public KeyCache(
             long maxBytes,
             KeyContext keys,
             ValueState<FilterMeta> metaState,
@@ -116,7 +116,7 @@ public final class KeyCache {
     }
 
     /** The cached entry of {@code key}, or null. */
-    Entry get(Object key) {
+    public Entry get(Object key) {
         Entry e = entries.get(key);
         if (e != null) {
             e.referenced = true;
@@ -125,7 +125,7 @@ public final class KeyCache {
     }
 
     /** Caches a key read from state (or found to have none: {@code meta} null). */
-    Entry put(Object key, FilterMeta meta) {
+    public Entry put(Object key, FilterMeta meta) {
         Entry e = new Entry(key, meta, meta == null);
         entries.put(key, e);
         bytes += e.bytes;
@@ -133,7 +133,7 @@ public final class KeyCache {
     }
 
     /** Notes that the entry's metadata changed. */
-    void metaChanged(Entry e) {
+    public void metaChanged(Entry e) {
         e.metaDirty = true;
         markDirty(e);
     }
@@ -143,7 +143,7 @@ public final class KeyCache {
      * {@link #writable}), {@link #ABSENT}, or null when the cache does not know it (read it from
      * state and {@link #loaded} it).
      */
-    long[] page(Entry e, int slot, int stage, int pages, int page) {
+    public long[] page(Entry e, int slot, int stage, int pages, int page) {
         StagePages sp = stagePages(e, slot, stage, pages);
         long[] words = sp.pages[page];
         if (words == null && e.fresh) {
@@ -153,7 +153,7 @@ public final class KeyCache {
     }
 
     /** Records a page read from state ({@code words} null: absent), which the cache shares. */
-    void loaded(Entry e, int slot, int stage, int pages, int page, long[] words) {
+    public void loaded(Entry e, int slot, int stage, int pages, int page, long[] words) {
         StagePages sp = stagePages(e, slot, stage, pages);
         sp.pages[page] = words == null ? ABSENT : words;
         if (words != null) {
@@ -165,7 +165,7 @@ public final class KeyCache {
      * An array of the page that the caller may mutate: the owned array, a copy of a shared one, or
      * a new zeroed array of {@code words} words for an absent page. The page is then dirty.
      */
-    long[] writable(Entry e, int slot, int stage, int pages, int page, int words) {
+    public long[] writable(Entry e, int slot, int stage, int pages, int page, int words) {
         StagePages sp = stagePages(e, slot, stage, pages);
         if (sp.isOwned(page)) {
             return sp.pages[page];
@@ -214,7 +214,7 @@ public final class KeyCache {
      * Writes the entry's changes to state and forgets it, so that the caller can work on the key's
      * state directly; the key must be the backend's current key.
      */
-    void writeBackAndDrop(Object key) throws Exception {
+    public void writeBackAndDrop(Object key) throws Exception {
         Entry e = entries.remove(key);
         if (e != null) {
             bytes -= e.bytes;
@@ -225,7 +225,7 @@ public final class KeyCache {
     }
 
     /** Forgets a key whose state the caller cleared, without writing anything. */
-    void forget(Object key) {
+    public void forget(Object key) {
         Entry e = entries.remove(key);
         if (e != null) {
             bytes -= e.bytes;
@@ -234,7 +234,7 @@ public final class KeyCache {
     }
 
     /** Evicts keys not used recently (never {@code keep}) while over the budget. */
-    void trim(Object keep) throws Exception {
+    public void trim(Object keep) throws Exception {
         if (bytes <= maxBytes) {
             return;
         }
@@ -275,7 +275,7 @@ public final class KeyCache {
     }
 
     /** Writes every change to state; called before each checkpoint barrier and at the end. */
-    void flush() throws Exception {
+    public void flush() throws Exception {
         if (dirty.isEmpty()) {
             return;
         }

@@ -2,7 +2,7 @@ package io.bloomstream.flink.state;
 
 import io.bloomstream.filter.FilterSpec;
 import io.bloomstream.filter.ScalableBloomFilter;
-import io.bloomstream.flink.dedup.DedupConfig;
+import io.bloomstream.flink.FilterSizing;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.annotation.Internal;
@@ -11,13 +11,19 @@ import org.apache.flink.annotation.Internal;
 @Internal
 public final class StageShapes {
 
-    private final DedupConfig config;
-    private final long itemsPerKey;
+    private final FilterSizing sizing;
+    private final long items;
+    private final double rate;
     private final List<FilterSpec> specs = new ArrayList<>();
 
-    public StageShapes(DedupConfig config, long itemsPerKey) {
-        this.config = config;
-        this.itemsPerKey = itemsPerKey;
+    /**
+     * @param items the items the cascade is sized for (one generation's share under retention)
+     * @param rate the cascade's compound rate budget (fpp / generations under retention)
+     */
+    public StageShapes(FilterSizing sizing, long items, double rate) {
+        this.sizing = sizing;
+        this.items = items;
+        this.rate = rate;
     }
 
     /**
@@ -33,14 +39,10 @@ public final class StageShapes {
                             + " stages: far more items than expectedItems; raise it");
         }
         while (specs.size() <= index) {
-            specs.add(config.stageSpec(itemsPerKey, specs.size()));
+            specs.add(sizing.stageSpec(items, rate, specs.size()));
         }
         FilterSpec spec = specs.get(index);
         return new FilterMeta.Stage(
-                spec.bits(),
-                spec.hashes(),
-                spec.pageBits(),
-                config.stageCapacity(itemsPerKey, index),
-                0);
+                spec.bits(), spec.hashes(), spec.pageBits(), sizing.stageCapacity(items, index), 0);
     }
 }

@@ -1,7 +1,8 @@
 package io.bloomstream.flink.state;
 
 import io.bloomstream.filter.FilterSpec;
-import io.bloomstream.flink.dedup.DedupConfig;
+import io.bloomstream.flink.Retention;
+import io.bloomstream.flink.TimeDomain;
 import io.bloomstream.flink.internal.TimeMath;
 import org.apache.flink.annotation.Internal;
 
@@ -30,14 +31,14 @@ public final class StateLayout {
     }
 
     /** A key's bucket phase in [0, L): spreads the keys' rotations over a generation. */
-    static long phaseOf(Object key, long generationMillis) {
+    public static long phaseOf(Object key, long generationMillis) {
         if (generationMillis <= 1) {
             return 0;
         }
         return Math.floorMod(FilterSpec.mix(key.hashCode()), generationMillis);
     }
 
-    static long bucketOf(long time, FilterMeta meta) {
+    public static long bucketOf(long time, FilterMeta meta) {
         if (meta.generationMillis <= 0) {
             return 0;
         }
@@ -45,12 +46,12 @@ public final class StateLayout {
         return Math.max(b, FilterMeta.EMPTY + 1); // never the empty slot's marker
     }
 
-    /** The time domain code of a config. */
-    public static int domainOf(DedupConfig config) {
-        if (!config.hasRetention()) {
+    /** The time domain code of a retention (null: none). */
+    public static int domainOf(Retention retention) {
+        if (retention == null) {
             return FilterMeta.DOMAIN_NONE;
         }
-        return config.timeDomain() == DedupConfig.TimeDomain.EVENT_TIME
+        return retention.timeDomain() == TimeDomain.EVENT_TIME
                 ? FilterMeta.DOMAIN_EVENT_TIME
                 : FilterMeta.DOMAIN_PROCESSING_TIME;
     }

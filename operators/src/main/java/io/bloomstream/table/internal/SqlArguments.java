@@ -3,8 +3,7 @@ package io.bloomstream.table.internal;
 import io.bloomstream.filter.FilterSpec;
 import io.bloomstream.filter.Hash128;
 import io.bloomstream.filter.Hasher;
-import io.bloomstream.filter.Sizing;
-import io.bloomstream.flink.dedup.DedupConfig;
+import io.bloomstream.flink.FilterSizing;
 import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.List;
@@ -55,14 +54,9 @@ public final class SqlArguments {
 
     private SqlArguments() {}
 
-    /** The state page size the DataStream operators pick at least (fewer, larger state entries). */
-    static final int STATE_PAGE_BITS = DedupConfig.MIN_AUTO_STATE_PAGE_BITS;
-
     /**
      * The filter shape for {@code expectedItems} at {@code fpp}, with the default hasher and the
-     * DataStream operators' automatic page size for state: the smallest page that costs at most 5%
-     * over the classic layout, but at least {@link #STATE_PAGE_BITS} bits, and one classic page for
-     * filters of fewer than four such pages.
+     * DataStream operators' automatic page size for state ({@link FilterSizing#statePageBits}).
      *
      * @throws IllegalArgumentException naming the argument that is out of range
      */
@@ -70,13 +64,7 @@ public final class SqlArguments {
         checkExpectedItems(function, expectedItems);
         checkFpp(function, fpp);
         try {
-            int page = Sizing.autoPageBits(expectedItems, fpp);
-            if (page != FilterSpec.CLASSIC && page < STATE_PAGE_BITS) {
-                page =
-                        Sizing.sizeClassic(expectedItems, fpp)[0] > 4L * STATE_PAGE_BITS
-                                ? STATE_PAGE_BITS
-                                : FilterSpec.CLASSIC;
-            }
+            int page = FilterSizing.statePageBits(expectedItems, fpp);
             return FilterSpec.builder()
                     .expectedItems(expectedItems)
                     .fpp(fpp)

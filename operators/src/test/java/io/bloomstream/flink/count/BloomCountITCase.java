@@ -2,9 +2,10 @@ package io.bloomstream.flink.count;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.bloomstream.flink.FilterSizing;
 import io.bloomstream.flink.IdSelector;
+import io.bloomstream.flink.TimeDomain;
 import io.bloomstream.flink.dedup.BloomDedupITCase;
-import io.bloomstream.flink.dedup.DedupConfig;
 import io.bloomstream.testing.Backend;
 import io.bloomstream.testing.FailOnce;
 import io.bloomstream.testing.MiniClusters;
@@ -106,8 +107,8 @@ class BloomCountITCase {
                         .setParallelism(1);
         CountConfig config =
                 CountConfig.builder()
-                        .filter(DedupConfig.builder().expectedItems(5000).fpp(0.01).build())
-                        .timeDomain(DedupConfig.TimeDomain.EVENT_TIME)
+                        .filter(FilterSizing.builder().expectedItems(5000).fpp(0.01).build())
+                        .timeDomain(TimeDomain.EVENT_TIME)
                         .interval(Duration.ofMillis(2000))
                         .build();
         Path dir = tmp.resolve("global");
@@ -188,8 +189,8 @@ class BloomCountITCase {
                         .setParallelism(1);
         CountConfig config =
                 CountConfig.builder()
-                        .filter(DedupConfig.builder().expectedItems(1000).fpp(0.01).build())
-                        .timeDomain(DedupConfig.TimeDomain.EVENT_TIME)
+                        .filter(FilterSizing.builder().expectedItems(1000).fpp(0.01).build())
+                        .timeDomain(TimeDomain.EVENT_TIME)
                         .interval(Duration.ofMillis(5000))
                         .build();
         BloomCount.perKey(

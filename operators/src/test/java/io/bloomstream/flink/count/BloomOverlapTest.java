@@ -4,7 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
-import io.bloomstream.flink.dedup.DedupConfig;
+import io.bloomstream.flink.FilterSizing;
+import io.bloomstream.flink.TimeDomain;
 import io.bloomstream.testing.KeyedEvents;
 import java.time.Duration;
 import java.util.List;
@@ -26,10 +27,10 @@ public class BloomOverlapTest {
     public static final OutputTag<String> REJECTED_A = BloomOverlap.rejectedTagA(Types.STRING);
     public static final OutputTag<String> REJECTED_B = BloomOverlap.rejectedTagB(Types.STRING);
 
-    public static CountConfig config(DedupConfig filter) {
+    public static CountConfig config(FilterSizing filter) {
         return CountConfig.builder()
                 .filter(filter)
-                .timeDomain(DedupConfig.TimeDomain.EVENT_TIME)
+                .timeDomain(TimeDomain.EVENT_TIME)
                 .interval(Duration.ofHours(1))
                 .build();
     }
@@ -38,7 +39,7 @@ public class BloomOverlapTest {
     @ValueSource(ints = {0, 10, 50, 100})
     void unionAndIntersectionMatchExactAnswersWithinTheirStatedError(int percent) throws Exception {
         CountConfig config =
-                config(DedupConfig.builder().expectedItems(2L * SIZE).fpp(0.01).fixed().build());
+                config(FilterSizing.builder().expectedItems(2L * SIZE).fpp(0.01).fixed().build());
         BloomOverlap.checkShape(config);
         try (var h = harness(config)) {
             h.open();
@@ -79,7 +80,8 @@ public class BloomOverlapTest {
     }
 
     private static CountConfig sized(long expectedItems) {
-        return config(DedupConfig.builder().expectedItems(expectedItems).fpp(0.01).fixed().build());
+        return config(
+                FilterSizing.builder().expectedItems(expectedItems).fpp(0.01).fixed().build());
     }
 
     @Test
@@ -145,7 +147,7 @@ public class BloomOverlapTest {
 
     @Test
     void growingCascadesAreRefusedWhenTheJobIsBuilt() {
-        assertThatThrownBy(() -> BloomOverlap.checkShape(config(DedupConfig.builder().build())))
+        assertThatThrownBy(() -> BloomOverlap.checkShape(config(FilterSizing.builder().build())))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("Growth.FIXED");
     }

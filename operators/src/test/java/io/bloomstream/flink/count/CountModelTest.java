@@ -2,7 +2,8 @@ package io.bloomstream.flink.count;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.bloomstream.flink.dedup.DedupConfig;
+import io.bloomstream.flink.FilterSizing;
+import io.bloomstream.flink.TimeDomain;
 import io.bloomstream.testing.Backend;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -102,15 +103,15 @@ class CountModelTest {
     }
 
     private void check(Scenario s, Backend backend) throws Exception {
-        DedupConfig.Builder filter =
-                DedupConfig.builder().expectedItems(s.expectedItems()).fpp(s.fpp());
+        FilterSizing.Builder filter =
+                FilterSizing.builder().expectedItems(s.expectedItems()).fpp(s.fpp());
         if (s.fixed()) {
             filter.fixed();
         }
         CountConfig config =
                 CountConfig.builder()
                         .filter(filter.build())
-                        .timeDomain(DedupConfig.TimeDomain.EVENT_TIME)
+                        .timeDomain(TimeDomain.EVENT_TIME)
                         .interval(Duration.ofHours(1))
                         .build();
         List<String> events = new ArrayList<>();

@@ -4,7 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.bloomstream.filter.Estimate;
 import io.bloomstream.filter.Hasher;
-import io.bloomstream.flink.dedup.DedupConfig;
+import io.bloomstream.flink.FilterSizing;
+import io.bloomstream.flink.TimeDomain;
 import io.bloomstream.flink.state.FilterMeta;
 import io.bloomstream.testing.Backend;
 import java.time.Duration;
@@ -74,14 +75,14 @@ class CountSetBitsTest {
     }
 
     private static void check(Scenario s, Backend backend) throws Exception {
-        DedupConfig.Builder filter = DedupConfig.builder().expectedItems(s.expectedItems());
+        FilterSizing.Builder filter = FilterSizing.builder().expectedItems(s.expectedItems());
         if (s.fixed()) {
             filter.fixed();
         }
         CountConfig.Builder b =
                 CountConfig.builder()
                         .filter(filter.build())
-                        .timeDomain(DedupConfig.TimeDomain.EVENT_TIME)
+                        .timeDomain(TimeDomain.EVENT_TIME)
                         .interval(Duration.ofHours(1));
         if (s.windowMillis() > 0) {
             b.window(Duration.ofMillis(s.windowMillis()));

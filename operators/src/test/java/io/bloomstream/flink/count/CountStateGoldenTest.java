@@ -6,7 +6,7 @@ import static io.bloomstream.testing.GoldenSnapshots.file;
 import static io.bloomstream.testing.GoldenSnapshots.read;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.bloomstream.flink.dedup.DedupConfig;
+import io.bloomstream.flink.FilterSizing;
 import io.bloomstream.flink.state.FilterMeta;
 import io.bloomstream.testing.Backend;
 import io.bloomstream.testing.KeyedEvents;
@@ -42,7 +42,7 @@ class CountStateGoldenTest {
 
     static CountConfig overlapConfig() {
         return BloomOverlapTest.config(
-                DedupConfig.builder().expectedItems(2000).fpp(0.01).fixed().build());
+                FilterSizing.builder().expectedItems(2000).fpp(0.01).fixed().build());
     }
 
     static KeyedTwoInputStreamOperatorTestHarness<String, String, String, OverlapEstimate> overlap(

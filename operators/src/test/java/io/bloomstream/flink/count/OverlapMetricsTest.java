@@ -2,7 +2,7 @@ package io.bloomstream.flink.count;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.bloomstream.flink.dedup.DedupConfig;
+import io.bloomstream.flink.FilterSizing;
 import io.bloomstream.flink.state.FilterMeta;
 import io.bloomstream.flink.state.StageShapes;
 import io.bloomstream.flink.typeutils.FilterMetaSerializer;
@@ -87,16 +87,16 @@ class OverlapMetricsTest {
         }
     }
 
-    static DedupConfig filter(long expectedItems) {
-        return DedupConfig.builder().expectedItems(expectedItems).fpp(0.01).fixed().build();
+    static FilterSizing filter(long expectedItems) {
+        return FilterSizing.builder().expectedItems(expectedItems).fpp(0.01).fixed().build();
     }
 
     /** One open filter whose first stage has the shape of a fixed filter for {@code items}. */
     static FilterMeta sideOf(long items) {
-        DedupConfig config = filter(items);
+        FilterSizing config = filter(items);
         FilterMeta meta = FilterMeta.empty(config.hasher(), 1);
         meta.buckets[0] = 0;
-        meta.slots.get(0).add(new StageShapes(config, items).newStage(0));
+        meta.slots.get(0).add(new StageShapes(config, items, config.fpp()).newStage(0));
         return meta;
     }
 

@@ -3,7 +3,7 @@ package io.bloomstream.flink.count;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.bloomstream.filter.Estimate;
-import io.bloomstream.flink.dedup.DedupConfig;
+import io.bloomstream.flink.TimeDomain;
 import io.bloomstream.testing.Backend;
 import java.time.Duration;
 import java.util.List;
@@ -25,7 +25,7 @@ class ShardSumTest {
 
     static final CountConfig EVENT_TIME =
             CountConfig.builder()
-                    .timeDomain(DedupConfig.TimeDomain.EVENT_TIME)
+                    .timeDomain(TimeDomain.EVENT_TIME)
                     .interval(Duration.ofMillis(1000))
                     .build();
 

@@ -2,6 +2,7 @@ package io.bloomstream.flink.dedup;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.bloomstream.flink.TimeDomain;
 import io.bloomstream.testing.Backend;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -82,9 +83,7 @@ class BundleDifferentialTest {
         if (mode > 0) {
             b.retention(
                             Duration.ofMillis(30 + r.nextInt(300)),
-                            mode == 1
-                                    ? DedupConfig.TimeDomain.EVENT_TIME
-                                    : DedupConfig.TimeDomain.PROCESSING_TIME)
+                            mode == 1 ? TimeDomain.EVENT_TIME : TimeDomain.PROCESSING_TIME)
                     .generations(2 + r.nextInt(4));
             if (mode == 1 && r.nextBoolean()) {
                 b.allowedLateness(Duration.ofMillis(r.nextInt(40)));

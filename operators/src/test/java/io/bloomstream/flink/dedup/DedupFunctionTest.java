@@ -7,6 +7,7 @@ import static io.bloomstream.flink.dedup.DedupHarness.output;
 import static io.bloomstream.flink.dedup.DedupHarness.side;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.bloomstream.flink.TimeDomain;
 import io.bloomstream.testing.Backend;
 import io.bloomstream.testing.KeyedEvents;
 import java.time.Duration;
@@ -68,7 +69,7 @@ class DedupFunctionTest {
         return DedupConfig.builder()
                 .expectedItems(1000)
                 .fpp(0.001)
-                .retention(Duration.ofSeconds(10), DedupConfig.TimeDomain.EVENT_TIME);
+                .retention(Duration.ofSeconds(10), TimeDomain.EVENT_TIME);
     }
 
     @ParameterizedTest
@@ -142,7 +143,7 @@ class DedupFunctionTest {
                 DedupConfig.builder()
                         .expectedItems(1000)
                         .fpp(0.001)
-                        .retention(Duration.ofMillis(10), DedupConfig.TimeDomain.EVENT_TIME)
+                        .retention(Duration.ofMillis(10), TimeDomain.EVENT_TIME)
                         .emitDuplicates(true)
                         .build();
         try (var h = DedupHarness.create(config, backend, 1, 0)) {
@@ -182,7 +183,7 @@ class DedupFunctionTest {
     void eventTimeRetentionRejectsEventsWithoutTimestamp() throws Exception {
         DedupConfig config =
                 DedupConfig.builder()
-                        .retention(Duration.ofSeconds(10), DedupConfig.TimeDomain.EVENT_TIME)
+                        .retention(Duration.ofSeconds(10), TimeDomain.EVENT_TIME)
                         .build();
         try (var h = DedupHarness.create(config, Backend.HEAP, 1, 0)) {
             h.open();
@@ -198,7 +199,7 @@ class DedupFunctionTest {
         DedupConfig config =
                 DedupConfig.builder()
                         .expectedItems(1000)
-                        .retention(Duration.ofMinutes(1), DedupConfig.TimeDomain.PROCESSING_TIME)
+                        .retention(Duration.ofMinutes(1), TimeDomain.PROCESSING_TIME)
                         .generations(4)
                         .build();
         try (var h = DedupHarness.create(config, Backend.HEAP, 1, 0)) {

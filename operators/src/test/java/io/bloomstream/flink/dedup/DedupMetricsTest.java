@@ -3,6 +3,7 @@ package io.bloomstream.flink.dedup;
 import static io.bloomstream.flink.dedup.DedupHarness.pagesInState;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.bloomstream.flink.TimeDomain;
 import io.bloomstream.flink.dedup.SavepointCompatibilityTest.Version;
 import io.bloomstream.testing.Backend;
 import io.bloomstream.testing.HarnessMetrics;
@@ -26,7 +27,7 @@ class DedupMetricsTest {
         return DedupConfig.builder()
                 .expectedItems(100)
                 .fpp(0.01)
-                .retention(Duration.ofSeconds(10), DedupConfig.TimeDomain.EVENT_TIME)
+                .retention(Duration.ofSeconds(10), TimeDomain.EVENT_TIME)
                 .build();
     }
 
@@ -119,7 +120,7 @@ class DedupMetricsTest {
                         .expectedItems(10)
                         .fpp(0.01)
                         .fixed()
-                        .retention(Duration.ofMillis(10), DedupConfig.TimeDomain.EVENT_TIME)
+                        .retention(Duration.ofMillis(10), TimeDomain.EVENT_TIME)
                         .build();
         OperatorSubtaskState snapshot;
         try (HarnessMetrics m = new HarnessMetrics();

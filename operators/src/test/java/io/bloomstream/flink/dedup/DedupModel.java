@@ -1,5 +1,6 @@
 package io.bloomstream.flink.dedup;
 
+import io.bloomstream.flink.TimeDomain;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -100,7 +101,7 @@ public final class DedupModel {
     }
 
     private boolean eventTime() {
-        return config.hasRetention() && config.timeDomain() == DedupConfig.TimeDomain.EVENT_TIME;
+        return config.hasRetention() && config.timeDomain() == TimeDomain.EVENT_TIME;
     }
 
     private long mustWithin() {

@@ -3,6 +3,7 @@ package io.bloomstream.flink.dedup;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.bloomstream.flink.IdSelector;
+import io.bloomstream.flink.TimeDomain;
 import io.bloomstream.flink.dedup.DedupModel.Expect;
 import io.bloomstream.flink.dedup.DedupModel.Outcome;
 import io.bloomstream.testing.Backend;
@@ -58,7 +59,7 @@ class DedupModelITCase {
             DedupConfig.builder()
                     .expectedItems(150)
                     .fpp(0.05)
-                    .retention(Duration.ofSeconds(5), DedupConfig.TimeDomain.EVENT_TIME)
+                    .retention(Duration.ofSeconds(5), TimeDomain.EVENT_TIME)
                     .generations(3)
                     .allowedLateness(Duration.ofMillis(500))
                     .emitDuplicates(true)

@@ -6,6 +6,7 @@ import static io.bloomstream.flink.dedup.DedupHarness.side;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.bloomstream.flink.TimeDomain;
 import io.bloomstream.testing.Backend;
 import java.time.Duration;
 import java.util.List;
@@ -140,7 +141,7 @@ class DedupModelTest {
             DedupConfig.builder()
                     .expectedItems(1000)
                     .fpp(0.001)
-                    .retention(Duration.ofSeconds(10), DedupConfig.TimeDomain.EVENT_TIME)
+                    .retention(Duration.ofSeconds(10), TimeDomain.EVENT_TIME)
                     .generations(2)
                     .emitDuplicates(true)
                     .build();
@@ -189,12 +190,12 @@ class DedupModelTest {
         DedupConfig before =
                 DedupConfig.builder()
                         .expectedItems(1000)
-                        .retention(Duration.ofSeconds(10), DedupConfig.TimeDomain.EVENT_TIME)
+                        .retention(Duration.ofSeconds(10), TimeDomain.EVENT_TIME)
                         .build();
         DedupConfig after =
                 DedupConfig.builder()
                         .expectedItems(1000)
-                        .retention(Duration.ofSeconds(10), DedupConfig.TimeDomain.PROCESSING_TIME)
+                        .retention(Duration.ofSeconds(10), TimeDomain.PROCESSING_TIME)
                         .build();
         String message = failedRestore(before, after, 0, 0, backend);
         assertThat(message.toLowerCase(java.util.Locale.ROOT))
@@ -219,7 +220,7 @@ class DedupModelTest {
                 DedupConfig.builder()
                         .expectedItems(1000)
                         .fpp(0.001)
-                        .retention(Duration.ofSeconds(20), DedupConfig.TimeDomain.EVENT_TIME)
+                        .retention(Duration.ofSeconds(20), TimeDomain.EVENT_TIME)
                         .emitDuplicates(true)
                         .build();
         OperatorSubtaskState snapshot;

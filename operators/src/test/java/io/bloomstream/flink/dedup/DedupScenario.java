@@ -1,6 +1,8 @@
 package io.bloomstream.flink.dedup;
 
 import io.bloomstream.filter.FilterSpec;
+import io.bloomstream.flink.Retention;
+import io.bloomstream.flink.TimeDomain;
 import java.time.Duration;
 import java.util.List;
 import net.jqwik.api.Arbitraries;
@@ -76,7 +78,7 @@ public record DedupScenario(Base base, int parallelism, List<Step> steps) {
          */
         public long lateness() {
             long l = (retentionMillis + generations - 2) / (generations - 1);
-            long most = (DedupConfig.MAX_ON_TIME_GENERATIONS - 2) * l - retentionMillis;
+            long most = (Retention.MAX_ON_TIME_GENERATIONS - 2) * l - retentionMillis;
             return Math.min(latenessMillis, most);
         }
 
@@ -96,8 +98,8 @@ public record DedupScenario(Base base, int parallelism, List<Step> steps) {
                 b.retention(
                                 Duration.ofMillis(retentionMillis),
                                 mode == Mode.EVENT_TIME
-                                        ? DedupConfig.TimeDomain.EVENT_TIME
-                                        : DedupConfig.TimeDomain.PROCESSING_TIME)
+                                        ? TimeDomain.EVENT_TIME
+                                        : TimeDomain.PROCESSING_TIME)
                         .generations(generations)
                         .allowedLateness(Duration.ofMillis(lateness()));
             }

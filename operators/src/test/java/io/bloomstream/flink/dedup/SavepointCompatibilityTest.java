@@ -4,6 +4,7 @@ import static io.bloomstream.flink.dedup.DedupHarness.output;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.bloomstream.flink.TimeDomain;
 import io.bloomstream.testing.Backend;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -34,7 +35,7 @@ class SavepointCompatibilityTest {
                 DedupConfig.builder()
                         .expectedItems(100)
                         .fpp(0.01)
-                        .retention(Duration.ofSeconds(30), DedupConfig.TimeDomain.EVENT_TIME)
+                        .retention(Duration.ofSeconds(30), TimeDomain.EVENT_TIME)
                         .generations(3)
                         .build()),
         /** 0.4: metadata layout 3, written through the write-back cache. */
@@ -43,7 +44,7 @@ class SavepointCompatibilityTest {
                 DedupConfig.builder()
                         .expectedItems(100)
                         .fpp(0.01)
-                        .retention(Duration.ofSeconds(30), DedupConfig.TimeDomain.EVENT_TIME)
+                        .retention(Duration.ofSeconds(30), TimeDomain.EVENT_TIME)
                         .generations(3)
                         .build());
 
@@ -101,7 +102,7 @@ class SavepointCompatibilityTest {
                 DedupConfig.builder()
                         .expectedItems(100)
                         .fpp(0.01)
-                        .retention(Duration.ofSeconds(30), DedupConfig.TimeDomain.EVENT_TIME)
+                        .retention(Duration.ofSeconds(30), TimeDomain.EVENT_TIME)
                         .seed(7)
                         .build();
         try (var h = DedupHarness.create(other, backend, 1, 0)) {

@@ -1,0 +1,267 @@
+package io.bloomstream.flink;
+
+import io.bloomstream.filter.FilterSpec;
+import io.bloomstream.filter.Hasher;
+import io.bloomstream.filter.ScalableBloomFilter;
+import io.bloomstream.filter.Sizing;
+import java.io.Serializable;
+import org.apache.flink.annotation.PublicEvolving;
+
+/**
+ * What each key's filter is sized for and how it grows, shared by every keyed operator (dedup,
+ * count, overlap) and the SQL functions: expected distinct items, the false-positive rate, the page
+ * size, the hash seed and the growth past the expected items. Immutable and validated; build it
+ * with {@link #builder()}.
+ *
+ * <p>Under {@link Growth#SCALABLE} growth a filter is a cascade (Almeida et al., "Scalable Bloom
+ * Filters", 2007): stage i holds s^i times the items of stage 0 at the rate p (1 - r) r^i of the
+ * cascade's budget p, so the compound rate stays at or below p however many items arrive.
+ */
+@PublicEvolving
+public final class FilterSizing implements Serializable {
+
+    private static final long serialVersionUID = 1L;
+
+    /** Default expected distinct ids per key (per shard in global mode: total / shards). */
+    public static final long DEFAULT_EXPECTED_ITEMS = 1_000_000;
+
+    /** Default false-positive rate. */
+    public static final double DEFAULT_FPP = 0.01;
+
+    /**
+     * The smallest page that the automatic page size picks for state: each page is one state entry
+     * with about 20 bytes of overhead in a checkpoint, so at 1% 512-bit pages took 1.78 bytes of
+     * state per distinct id and 2048-bit pages 1.50 (10^6 ids) and 1.355 (10^7). 4096-bit pages
+     * take 1.30 and 1.27 but cost heap throughput (0.66x against 0.82x of pass-through in one run
+     * at 10^6 ids): pass {@code pageBits(4096)} when state size matters more
+     * (benchmarks/RESULTS.md).
+     */
+    public static final int MIN_AUTO_STATE_PAGE_BITS = 2048;
+
+    /** How a key's filter grows past its expected items. */
+    public enum Growth {
+        /** One filter; past capacity its false-positive rate climbs (a warning is logged). */
+        FIXED,
+        /** A scalable cascade: the rate stays within the target however many items arrive. */
+        SCALABLE
+    }
+
+    private final long expectedItems;
+    private final double fpp;
+    private final int pageBits;
+    private final long seed;
+    private final Growth growth;
+    private final int growthFactor;
+    private final double tightening;
+
+    private FilterSizing(Builder b) {
+        this.expectedItems = b.expectedItems;
+        this.fpp = b.fpp;
+        this.pageBits = b.pageBits;
+        this.seed = b.seed;
+        this.growth = b.growth;
+        this.growthFactor = b.growthFactor;
+        this.tightening = b.tightening;
+    }
+
+    /** A builder with the defaults: 10^6 items at 1%, automatic pages, scalable growth. */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Expected distinct ids per key (in global mode: in total). */
+    public long expectedItems() {
+        return expectedItems;
+    }
+
+    /** Target compound false-positive rate per key. */
+    public double fpp() {
+        return fpp;
+    }
+
+    /** Page size in bits, {@link FilterSpec#CLASSIC} or {@link FilterSpec#AUTO_PAGE_BITS}. */
+    public int pageBits() {
+        return pageBits;
+    }
+
+    /** The XXH3 seed; filters built with different seeds cannot be merged or restored. */
+    public long seed() {
+        return seed;
+    }
+
+    /** The hasher (XXH3-128 with {@link #seed()}). */
+    public Hasher hasher() {
+        return Hasher.xxh3(seed);
+    }
+
+    /** How a key's filter grows past its expected items. */
+    public Growth growth() {
+        return growth;
+    }
+
+    /** s, the capacity ratio of consecutive cascade stages. */
+    public int growthFactor() {
+        return growthFactor;
+    }
+
+    /** r, the rate ratio of consecutive cascade stages. */
+    public double tightening() {
+        return tightening;
+    }
+
+    /** The capacity of cascade stage {@code stage} of a filter sized for {@code items}. */
+    public long stageCapacity(long items, int stage) {
+        if (growth == Growth.FIXED) {
+            return items;
+        }
+        return ScalableBloomFilter.stageCapacity(items, growthFactor, stage);
+    }
+
+    /**
+     * The shape of cascade stage {@code stage} of a filter sized for {@code items} at the compound
+     * rate {@code rate}, with this sizing's page size (automatic: {@link #statePageBits}) and
+     * hasher. Its state holds the stage as pages of {@link FilterSpec#pageBits()} bits (a classic
+     * stage as one page of all its bits).
+     */
+    public FilterSpec stageSpec(long items, double rate, int stage) {
+        double p =
+                growth == Growth.FIXED
+                        ? rate
+                        : ScalableBloomFilter.stageFpp(rate, tightening, stage);
+        long capacity = stageCapacity(items, stage);
+        int page = pageBits == FilterSpec.AUTO_PAGE_BITS ? statePageBits(capacity, p) : pageBits;
+        return FilterSpec.builder()
+                .expectedItems(capacity)
+                .fpp(p)
+                .pageBits(page)
+                .hasher(hasher())
+                .build();
+    }
+
+    /**
+     * The page size for a filter kept in keyed state, for {@code capacity} items at rate {@code p}:
+     * the automatic page size of {@link Sizing#autoPageBits}, but at least {@link
+     * #MIN_AUTO_STATE_PAGE_BITS}, and one classic page for filters of fewer than four such pages.
+     * The one rule for state pages: the DataStream operators and the SQL functions use it.
+     */
+    public static int statePageBits(long capacity, double p) {
+        int page = Sizing.autoPageBits(capacity, p);
+        if (page != FilterSpec.CLASSIC && page < MIN_AUTO_STATE_PAGE_BITS) {
+            page =
+                    Sizing.sizeClassic(capacity, p)[0] > 4L * MIN_AUTO_STATE_PAGE_BITS
+                            ? MIN_AUTO_STATE_PAGE_BITS
+                            : FilterSpec.CLASSIC;
+        }
+        return page;
+    }
+
+    @Override
+    public String toString() {
+        return "expectedItems="
+                + expectedItems
+                + ", fpp="
+                + fpp
+                + ", pageBits="
+                + (pageBits == FilterSpec.AUTO_PAGE_BITS ? "auto" : pageBits)
+                + ", seed="
+                + seed
+                + ", growth="
+                + growth
+                + (growth == Growth.SCALABLE
+                        ? "(s=" + growthFactor + ", r=" + tightening + ")"
+                        : "");
+    }
+
+    /** Builds a {@link FilterSizing}; each setter checks its argument. */
+    @PublicEvolving
+    public static final class Builder {
+        private long expectedItems = DEFAULT_EXPECTED_ITEMS;
+        private double fpp = DEFAULT_FPP;
+        private int pageBits = FilterSpec.AUTO_PAGE_BITS;
+        private long seed = Hasher.DEFAULT_SEED;
+        private Growth growth = Growth.SCALABLE;
+        private int growthFactor = ScalableBloomFilter.DEFAULT_GROWTH;
+        private double tightening = ScalableBloomFilter.DEFAULT_TIGHTENING;
+
+        private Builder() {}
+
+        /** Expected distinct ids per key (in global mode: in total). */
+        public Builder expectedItems(long expectedItems) {
+            if (expectedItems < 1) {
+                throw new IllegalArgumentException(
+                        "expectedItems must be >= 1, was " + expectedItems);
+            }
+            this.expectedItems = expectedItems;
+            return this;
+        }
+
+        /** Target false-positive rate, in (0, 1). */
+        public Builder fpp(double fpp) {
+            if (!(fpp > 0 && fpp < 1)) {
+                throw new IllegalArgumentException("fpp must be in (0, 1), was " + fpp);
+            }
+            this.fpp = fpp;
+            return this;
+        }
+
+        /**
+         * Page size: a power of two from 64 to 65536 bits, {@link FilterSpec#CLASSIC} or {@link
+         * FilterSpec#AUTO_PAGE_BITS} (default: {@link FilterSizing#statePageBits}).
+         */
+        public Builder pageBits(int pageBits) {
+            if (pageBits != FilterSpec.CLASSIC
+                    && pageBits != FilterSpec.AUTO_PAGE_BITS
+                    && !FilterSpec.isPageSize(pageBits)) {
+                throw new IllegalArgumentException(
+                        "pageBits must be a power of two in [64, 65536], 0 (classic) or -1"
+                                + " (auto), was "
+                                + pageBits);
+            }
+            this.pageBits = pageBits;
+            return this;
+        }
+
+        /** The XXH3 seed (default {@link Hasher#DEFAULT_SEED}). */
+        public Builder seed(long seed) {
+            this.seed = seed;
+            return this;
+        }
+
+        /** One fixed filter per key. */
+        public Builder fixed() {
+            this.growth = Growth.FIXED;
+            return this;
+        }
+
+        /** A scalable cascade per key (the default), with growth s and tightening r. */
+        public Builder scalable(int growthFactor, double tightening) {
+            if (growthFactor < 2 || growthFactor > 16) {
+                throw new IllegalArgumentException(
+                        "growthFactor must be in [2, 16], was " + growthFactor);
+            }
+            if (!(tightening > 0 && tightening < 1)) {
+                throw new IllegalArgumentException(
+                        "tightening must be in (0, 1), was " + tightening);
+            }
+            this.growth = Growth.SCALABLE;
+            this.growthFactor = growthFactor;
+            this.tightening = tightening;
+            return this;
+        }
+
+        /**
+         * Builds the sizing, checking that a filter of it can be made.
+         *
+         * @throws IllegalArgumentException if the first stage would exceed what one key can hold
+         */
+        public FilterSizing build() {
+            FilterSizing sizing = new FilterSizing(this);
+            try {
+                sizing.stageSpec(expectedItems, fpp, 0);
+            } catch (IllegalArgumentException | IllegalStateException e) {
+                throw new IllegalArgumentException("cannot size a filter for " + sizing, e);
+            }
+            return sizing;
+        }
+    }
+}
