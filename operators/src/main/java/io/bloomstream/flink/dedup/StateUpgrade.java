@@ -4,6 +4,7 @@ import io.bloomstream.filter.Hasher;
 import io.bloomstream.flink.state.FilterMeta;
 import io.bloomstream.flink.state.StateLayout;
 import java.util.List;
+import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.state.MapState;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -13,6 +14,7 @@ import org.slf4j.LoggerFactory;
  * time domain, the generation length and phase, nor each stage's page count: they are filled in
  * when a key is first read, and written back at once.
  */
+@Internal
 final class StateUpgrade {
 
     private static final Logger LOG = LoggerFactory.getLogger(StateUpgrade.class);
