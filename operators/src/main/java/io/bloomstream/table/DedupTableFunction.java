@@ -4,6 +4,7 @@ import io.bloomstream.filter.Hash128;
 import io.bloomstream.filter.Hasher;
 import io.bloomstream.flink.TimeDomain;
 import io.bloomstream.flink.dedup.DedupConfig;
+import io.bloomstream.flink.internal.EventTimes;
 import io.bloomstream.table.internal.DedupArguments;
 import io.bloomstream.table.internal.DedupStateViews;
 import io.bloomstream.table.internal.SqlDedupState;
@@ -98,6 +99,9 @@ public class DedupTableFunction extends ProcessTableFunction<Row> {
 
     private static final long serialVersionUID = 1L;
 
+    private static final org.slf4j.Logger LOG =
+            org.slf4j.LoggerFactory.getLogger(DedupTableFunction.class);
+
     /** Name of the per-key metadata state entry (part of the savepoint contract). */
     public static final String META_STATE = "bloom_meta";
 
@@ -114,6 +118,7 @@ public class DedupTableFunction extends ProcessTableFunction<Row> {
     private transient Hasher hasher;
     private transient boolean configuredByRow;
     private transient PartitionKey partitionKey;
+    private transient EventTimes eventTimes;
     private transient int idIndex;
     private transient DedupArguments.IdKind idKind;
     private transient int[] keyColumns;
@@ -123,6 +128,7 @@ public class DedupTableFunction extends ProcessTableFunction<Row> {
     public void open(FunctionContext context) throws Exception {
         state = new SqlDedupState(context.getMetricGroup());
         partitionKey = new PartitionKey();
+        eventTimes = new EventTimes(LOG, "BLOOM_DEDUP with retention");
         configuredByRow = false;
         meta = new DedupStateViews.Meta();
         pages = new DedupStateViews.Pages();
@@ -167,7 +173,7 @@ public class DedupTableFunction extends ProcessTableFunction<Row> {
         TimeContext<Long> timeCtx = null;
         if (config.hasRetention()) {
             timeCtx = ctx.timeContext(Long.class);
-            Long t = timeCtx.time();
+            Long t = eventTimes.of(timeCtx.time());
             if (t == null) {
                 state.rejected("no event time under retention", input);
                 return;

@@ -9,6 +9,7 @@ import io.bloomstream.filter.SetEstimates;
 import io.bloomstream.flink.FilterSizing;
 import io.bloomstream.flink.IdSelector;
 import io.bloomstream.flink.TimeDomain;
+import io.bloomstream.flink.internal.EventTimes;
 import io.bloomstream.flink.internal.RejectLog;
 import io.bloomstream.flink.state.FilterMeta;
 import io.bloomstream.flink.state.StateLayout;
@@ -144,6 +145,7 @@ public final class BloomOverlap {
         private final OutputTag<B> rejectedB;
         private transient Hasher hasher;
         private transient CountState[] sides;
+        private transient EventTimes eventTimes;
         private transient MapState<Long, long[]>[] pages;
         private transient ValueState<Long> next;
         private transient FilterSpec spec;
@@ -175,6 +177,7 @@ public final class BloomOverlap {
             eventTime = config.timeDomain() == TimeDomain.EVENT_TIME;
             rejected = getRuntimeContext().getMetricGroup().counter(REJECTED);
             rejectLog = new RejectLog(LOG, REJECTED);
+            eventTimes = new EventTimes(LOG, "Bloom overlap on event time");
             shapeMismatch = getRuntimeContext().getMetricGroup().counter(SHAPE_MISMATCH);
             sides = new CountState[2];
             pages = new MapState[2];
@@ -235,7 +238,7 @@ public final class BloomOverlap {
             if (hash == null) {
                 return "no id (null or empty)";
             }
-            return eventTime && ctx.timestamp() == null ? "no timestamp" : null;
+            return eventTime && eventTimes.of(ctx.timestamp()) == null ? "no timestamp" : null;
         }
 
         private <T> void reject(OutputTag<T> tag, T event, String reason, Context ctx) {

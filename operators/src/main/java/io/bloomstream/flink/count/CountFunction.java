@@ -5,6 +5,7 @@ import io.bloomstream.filter.Hash128;
 import io.bloomstream.filter.Hasher;
 import io.bloomstream.flink.IdSelector;
 import io.bloomstream.flink.TimeDomain;
+import io.bloomstream.flink.internal.EventTimes;
 import io.bloomstream.flink.internal.RejectLog;
 import io.bloomstream.flink.state.FilterMeta;
 import io.bloomstream.flink.typeutils.FilterMetaSerializer;
@@ -66,6 +67,7 @@ public class CountFunction<K, T> extends KeyedProcessFunction<K, T, CountEstimat
     private transient ValueState<Long> next; // the pending emission timer (running counts)
     private transient Counter rejectedCount;
     private transient RejectLog rejectLog;
+    private transient EventTimes eventTimes;
     private transient boolean eventTime;
     private transient long windowMillis;
 
@@ -106,6 +108,7 @@ public class CountFunction<K, T> extends KeyedProcessFunction<K, T, CountEstimat
                         .getState(new ValueStateDescriptor<>(NEXT_STATE, LongSerializer.INSTANCE));
         rejectedCount = getRuntimeContext().getMetricGroup().counter(REJECTED);
         rejectLog = new RejectLog(LOG, REJECTED);
+        eventTimes = new EventTimes(LOG, "Bloom count on event time");
     }
 
     @Override
@@ -114,7 +117,7 @@ public class CountFunction<K, T> extends KeyedProcessFunction<K, T, CountEstimat
         Hash128 hash = idSelector.hash(event, hasher);
         Long time =
                 eventTime
-                        ? ctx.timestamp()
+                        ? eventTimes.of(ctx.timestamp())
                         : Long.valueOf(ctx.timerService().currentProcessingTime());
         if (hash == null || time == null) {
             reject(event, ctx, hash == null ? "no id (null or empty)" : "no timestamp");

@@ -3,6 +3,7 @@ package io.bloomstream.flink.dedup;
 import io.bloomstream.filter.Hash128;
 import io.bloomstream.flink.IdSelector;
 import io.bloomstream.flink.TimeDomain;
+import io.bloomstream.flink.internal.EventTimes;
 import io.bloomstream.flink.internal.RejectLog;
 import io.bloomstream.flink.internal.TimeMath;
 import io.bloomstream.flink.state.KeyCache;
@@ -66,6 +67,7 @@ public class DedupFunction<K, T> extends KeyedProcessFunction<K, T, T>
     private transient DedupMetrics metrics;
     private transient RejectLog rejectLog;
     private transient RejectLog lateLog;
+    private transient EventTimes eventTimes;
     private transient long latenessMillis;
     private transient StateShape shape;
     private transient ListState<String> shapeState;
@@ -96,6 +98,7 @@ public class DedupFunction<K, T> extends KeyedProcessFunction<K, T, T>
         metrics = new DedupMetrics(getRuntimeContext().getMetricGroup());
         rejectLog = new RejectLog(LOG, DedupMetrics.REJECTED);
         lateLog = new RejectLog(LOG, DedupMetrics.LATE);
+        eventTimes = new EventTimes(LOG, "Bloom dedup with event-time retention");
         latenessMillis = config.allowedLateness().toMillis();
         hasher = config.hasher(); // creating an XXH3 instance derives its secret: do it once
         filter =
@@ -170,7 +173,7 @@ public class DedupFunction<K, T> extends KeyedProcessFunction<K, T, T>
         boolean eventTime = config.timeDomain() == TimeDomain.EVENT_TIME;
         if (config.hasRetention()) {
             if (eventTime) {
-                Long ts = ctx.timestamp();
+                Long ts = eventTimes.of(ctx.timestamp());
                 if (ts == null) {
                     reject(event, ctx, "no timestamp under event-time retention");
                     return;

@@ -122,6 +122,7 @@ public class BloomOverlapTest {
             h.open();
             h.processElement1("site,", 5); // empty id
             h.processElement1(new StreamRecord<>("site,a-without-time")); // event time: needed
+            h.processElement1(new StreamRecord<>("site,a-at-min", Long.MIN_VALUE)); // none either
             h.processElement1("site,a", 5);
             h.processElement2("site,", 5);
             h.processElement2(new StreamRecord<>("site,b-without-time"));
@@ -129,7 +130,7 @@ public class BloomOverlapTest {
             h.processBothWatermarks(new Watermark(Long.MAX_VALUE));
             assertThat(h.getSideOutput(REJECTED_A))
                     .extracting(StreamRecord::getValue)
-                    .containsExactly("site,", "site,a-without-time");
+                    .containsExactly("site,", "site,a-without-time", "site,a-at-min");
             assertThat(h.getSideOutput(REJECTED_B))
                     .extracting(StreamRecord::getValue)
                     .containsExactly("site,", "site,b-without-time");

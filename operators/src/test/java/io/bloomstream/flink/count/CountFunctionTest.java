@@ -16,6 +16,7 @@ import org.apache.flink.runtime.state.VoidNamespace;
 import org.apache.flink.streaming.api.operators.AbstractStreamOperator;
 import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
 import org.apache.flink.streaming.api.watermark.Watermark;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.KeyedOneInputStreamOperatorTestHarness;
 import org.apache.flink.util.OutputTag;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -273,6 +274,25 @@ public class CountFunctionTest {
             h.processElement(
                     new org.apache.flink.streaming.runtime.streamrecord.StreamRecord<>("a,x"));
             assertThat(h.getSideOutput(REJECTED)).hasSize(2);
+        }
+    }
+
+    @org.junit.jupiter.api.Test
+    void eventTimeCountsRejectEventsWithoutTimestamp() throws Exception {
+        try (var h = harness(eventTime(1000).build(), Backend.HEAP)) {
+            h.open();
+            h.processElement(new StreamRecord<>("a,1")); // no timestamp
+            // Long.MIN_VALUE is how sources without a WatermarkStrategy mark "no timestamp"
+            h.processElement(new StreamRecord<>("a,2", Long.MIN_VALUE));
+            h.processElement("a,3", 5);
+            h.processWatermark(new Watermark(Long.MAX_VALUE));
+            assertThat(h.getSideOutput(REJECTED))
+                    .extracting(StreamRecord::getValue)
+                    .containsExactly("a,1", "a,2");
+            List<CountEstimate> out = h.extractOutputValues();
+            CountEstimate last = out.get(out.size() - 1);
+            assertThat(last.isFinal).isTrue();
+            assertThat(1.0).as("only a,3 counted").isBetween(last.lower, last.upper);
         }
     }
 

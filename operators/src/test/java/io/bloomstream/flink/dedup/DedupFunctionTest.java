@@ -189,8 +189,12 @@ class DedupFunctionTest {
             h.open();
             h.processElement(
                     new org.apache.flink.streaming.runtime.streamrecord.StreamRecord<>("a,1"));
+            // Long.MIN_VALUE is how sources without a WatermarkStrategy mark "no timestamp"
+            h.processElement(
+                    new org.apache.flink.streaming.runtime.streamrecord.StreamRecord<>(
+                            "a,2", Long.MIN_VALUE));
             assertThat(output(h)).isEmpty();
-            assertThat(side(h, REJECTED)).containsExactly("a,1");
+            assertThat(side(h, REJECTED)).containsExactly("a,1", "a,2");
         }
     }
 
