@@ -142,8 +142,12 @@ public class DedupTableFunction extends ProcessTableFunction<Row> {
             @ArgumentHint(name = DedupArguments.INPUT, value = ArgumentTrait.SET_SEMANTIC_TABLE)
                     Row input,
             @ArgumentHint(name = DedupArguments.ID_COLUMN) String idColumn,
-            @ArgumentHint(name = DedupArguments.EXPECTED_ITEMS) Integer expectedItems,
-            @ArgumentHint(name = DedupArguments.FPP, type = @DataTypeHint("DECIMAL(38, 18)"))
+            @ArgumentHint(name = DedupArguments.EXPECTED_ITEMS, isOptional = true)
+                    Integer expectedItems,
+            @ArgumentHint(
+                            name = DedupArguments.FPP,
+                            isOptional = true,
+                            type = @DataTypeHint("DECIMAL(38, 18)"))
                     BigDecimal fpp,
             @ArgumentHint(
                             name = DedupArguments.RETENTION,

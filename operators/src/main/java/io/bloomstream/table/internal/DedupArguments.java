@@ -182,6 +182,23 @@ public final class DedupArguments {
             if (index < 0) {
                 throw bad(ID_COLUMN, "must name a column of the input " + names, "'" + id + "'");
             }
+            int[] keys =
+                    call.getTableSemantics(POS_INPUT)
+                            .map(TableSemantics::partitionByColumns)
+                            .orElse(new int[0]);
+            if (keys.length >= names.size()) {
+                throw new IllegalArgumentException(
+                        FUNCTION
+                                + ": the input has no column besides its PARTITION BY columns "
+                                + names
+                                + ", so a returned row would be empty; partition by another"
+                                + " column, or by BLOOM_SHARD("
+                                + id
+                                + ") computed in a view (CREATE TEMPORARY VIEW sharded AS SELECT"
+                                + " *, BLOOM_SHARD("
+                                + id
+                                + ") AS shard FROM ...; then TABLE sharded PARTITION BY shard)");
+            }
             LogicalType idType = DataType.getFieldDataTypes(input).get(index).getLogicalType();
             if (idKind(idType) == null) {
                 throw bad(
@@ -201,12 +218,19 @@ public final class DedupArguments {
                             LogicalTypeRoot.INTEGER,
                             "an INT");
             if (items == null) {
-                throw bad(EXPECTED_ITEMS, "must be a positive INT", "NULL");
+                throw bad(
+                        EXPECTED_ITEMS,
+                        "is required: the distinct ids one partition key holds, like "
+                                + EXPECTED_ITEMS
+                                + " => 1000000",
+                        "missing or NULL");
             }
-            BigDecimal fpp =
-                    typed(call, POS_FPP, FPP, LogicalTypeRoot.DECIMAL, "a DECIMAL like 0.01");
+            BigDecimal fpp = number(call, POS_FPP, FPP);
             if (fpp == null) {
-                throw bad(FPP, "must be in (0, 1)", "NULL");
+                throw bad(
+                        FPP,
+                        "is required: the false-positive rate, in (0, 1), like " + FPP + " => 0.01",
+                        "missing or NULL");
             }
             Duration retention = interval(call, POS_RETENTION, RETENTION);
             BigDecimal generations =
@@ -265,6 +289,38 @@ public final class DedupArguments {
                         type.asSummaryString());
             }
             return literal(call, pos, name, Duration.class);
+        }
+
+        /**
+         * The fpp literal: a DECIMAL (0.01) or an integer is taken; a DOUBLE (1e-2) is refused with
+         * the literal to write instead, since Flink 2.2 passes a process table function's scalar
+         * literals to {@code eval()} uncast, so a DOUBLE would not arrive as the DECIMAL the
+         * function declares.
+         */
+        private static BigDecimal number(CallContext call, int pos, String name) {
+            if (call.isArgumentNull(pos)) {
+                return null;
+            }
+            LogicalType type = call.getArgumentDataTypes().get(pos).getLogicalType();
+            if (type.is(LogicalTypeFamily.APPROXIMATE_NUMERIC)) {
+                Double value = literal(call, pos, name, Double.class);
+                throw bad(
+                        name,
+                        "must be a DECIMAL literal: write "
+                                + (value == null
+                                        ? "0.01"
+                                        : new BigDecimal(value.toString())
+                                                .stripTrailingZeros()
+                                                .toPlainString())
+                                + " (Flink 2.2 passes "
+                                + type.asSummaryString()
+                                + " literals such as 1e-2 to process table functions uncast)",
+                        String.valueOf(value));
+            }
+            if (!type.is(LogicalTypeRoot.DECIMAL)) {
+                throw bad(name, "must be a DECIMAL literal like 0.01", type.asSummaryString());
+            }
+            return literal(call, pos, name, BigDecimal.class);
         }
 
         /** A numeric literal of the given type root, or null if absent or NULL. */
