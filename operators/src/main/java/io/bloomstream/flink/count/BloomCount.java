@@ -2,7 +2,6 @@ package io.bloomstream.flink.count;
 
 import io.bloomstream.filter.Estimate;
 import io.bloomstream.flink.IdSelector;
-import io.bloomstream.flink.dedup.BloomDedup;
 import io.bloomstream.flink.internal.Shards;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,6 +21,9 @@ import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.KeyedStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
+import org.apache.flink.streaming.api.operators.BoundedOneInput;
+import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.util.Collector;
 import org.apache.flink.util.OutputTag;
 
@@ -94,10 +96,10 @@ public final class BloomCount {
     }
 
     /**
-     * Distinct ids of the whole stream: ids are sharded as in {@link BloomDedup#global}, each shard
-     * counts expectedItems / shards, and one task sums the shards' latest estimates (key {@code
-     * "*"}), with the variances added: one record per interval and one final record at the end of
-     * input, like a key of {@link #perKey}. Windows are not supported here.
+     * Distinct ids of the whole stream: ids are sharded as by global dedup ({@link Shards}), each
+     * shard counts expectedItems / shards, and one task sums the shards' latest estimates (key
+     * {@code "*"}), with the variances added: one record per interval and one final record at the
+     * end of input, like a key of {@link #perKey}. Windows are not supported here.
      */
     public static <T> SingleOutputStreamOperator<CountEstimate> global(
             DataStream<T> stream, IdSelector<T> id, CountConfig config) {
@@ -116,10 +118,41 @@ public final class BloomCount {
                 .name(prefix)
                 .uid(prefix)
                 .keyBy(e -> "*", Types.STRING)
-                .process(new ShardSum(config), estimateType())
+                .transform(
+                        prefix + SUM_SUFFIX,
+                        estimateType(),
+                        new ShardSumOperator(new ShardSum(config)))
                 .setParallelism(1)
                 .name(prefix + SUM_SUFFIX)
                 .uid(prefix + SUM_SUFFIX);
+    }
+
+    /**
+     * The sum's operator: {@link ShardSum}, and at the end of an input that no event reached (an
+     * empty file, say) the one final record a global count promises, a count of 0, since no shard
+     * ever reported and so no timer exists to emit it. The same keyed operator as {@code
+     * process(ShardSum)}, so its state and savepoints are unchanged.
+     */
+    static final class ShardSumOperator
+            extends KeyedProcessOperator<String, CountEstimate, CountEstimate>
+            implements BoundedOneInput {
+        private static final long serialVersionUID = 1L;
+
+        ShardSumOperator(ShardSum sum) {
+            super(sum);
+        }
+
+        @Override
+        public void endInput() throws Exception {
+            ShardSum sum = (ShardSum) userFunction;
+            setCurrentKey("*");
+            if (!sum.finalEmitted && sum.nothingReported()) {
+                output.collect(
+                        new StreamRecord<>(
+                                CountEstimate.of(
+                                        "*", Estimate.sum(List.of()), 0, ShardSum.END, true)));
+            }
+        }
     }
 
     /**
@@ -146,6 +179,7 @@ public final class BloomCount {
         private transient MapState<String, CountEstimate> latest;
         private transient ValueState<Long> pending; // processing time: the pending boundary
         private transient ValueState<Long> emitted; // the boundary of the last interval record
+        private transient boolean finalEmitted; // by this run
 
         ShardSum(CountConfig config) {
             this.eventTime = config.timeDomain() == io.bloomstream.flink.TimeDomain.EVENT_TIME;
@@ -207,6 +241,7 @@ public final class BloomCount {
                     ctx.timerService().deleteProcessingTimeTimer(next + processingGrace);
                 }
                 emit(END, true, out);
+                finalEmitted = true;
                 latest.clear();
                 pending.clear();
                 emitted.clear();
@@ -220,6 +255,11 @@ public final class BloomCount {
             emit(boundary, false, out);
             pending.clear();
             emitted.update(boundary);
+        }
+
+        /** Whether no shard has reported to the current key ("*") since the last final record. */
+        boolean nothingReported() throws Exception {
+            return latest.isEmpty();
         }
 
         private void emit(long boundary, boolean isFinal, Collector<CountEstimate> out)

@@ -85,6 +85,27 @@ class BloomCountITCase {
         assertThat(clean.size()).as("interval records as well as finals").isGreaterThan(KEYS * 3);
     }
 
+    /** A user's script expects the one final record of a global count even when nothing came. */
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void globalCountOfAnEmptyInputWritesOneFinalRecordOfZero(Backend backend) throws Exception {
+        StreamExecutionEnvironment env =
+                StreamExecutionEnvironment.getExecutionEnvironment(backend.jobConfig());
+        env.setParallelism(2);
+        DataStream<String> none = env.fromData("dropped").filter(e -> false);
+        List<CountEstimate> out =
+                BloomCount.global(none, IdSelector.ofString(e -> e), CountConfig.builder().build())
+                        .executeAndCollect(10);
+        assertThat(out).hasSize(1);
+        CountEstimate e = out.get(0);
+        assertThat(e.key).isEqualTo("*");
+        assertThat(e.isFinal).isTrue();
+        assertThat(e.estimate).isZero();
+        assertThat(e.lower).isZero();
+        assertThat(e.upper).isZero();
+        assertThat(e.valid).isTrue();
+    }
+
     @ParameterizedTest
     @EnumSource(Backend.class)
     void globalCountWritesOneSumPerIntervalAndOneFinalRecord(Backend backend, @TempDir Path tmp)
