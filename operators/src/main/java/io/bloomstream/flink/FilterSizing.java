@@ -124,10 +124,7 @@ public final class FilterSizing implements Serializable {
      * stage as one page of all its bits).
      */
     public FilterSpec stageSpec(long items, double rate, int stage) {
-        double p =
-                growth == Growth.FIXED
-                        ? rate
-                        : ScalableBloomFilter.stageFpp(rate, tightening, stage);
+        double p = stageRate(rate, stage);
         long capacity = stageCapacity(items, stage);
         int page = pageBits == FilterSpec.AUTO_PAGE_BITS ? statePageBits(capacity, p) : pageBits;
         return FilterSpec.builder()
@@ -136,6 +133,38 @@ public final class FilterSizing implements Serializable {
                 .pageBits(page)
                 .hasher(hasher())
                 .build();
+    }
+
+    /** The rate of cascade stage {@code stage} when the cascade's budget is {@code rate}. */
+    public double stageRate(double rate, int stage) {
+        return growth == Growth.FIXED
+                ? rate
+                : ScalableBloomFilter.stageFpp(rate, tightening, stage);
+    }
+
+    /**
+     * Checks that the first stage of a filter for {@code items} at the compound rate {@code rate}
+     * can be made (the first stage of a cascade holds the filter's expected items).
+     *
+     * @param what the filter, for the message ("one key", "each of the 1024 shards")
+     * @throws IllegalArgumentException naming the items and the stage's rate when it cannot
+     */
+    public void checkFits(long items, double rate, String what) {
+        try {
+            stageSpec(items, rate, 0);
+        } catch (IllegalArgumentException | IllegalStateException e) {
+            throw new IllegalArgumentException(
+                    "cannot size a filter for "
+                            + what
+                            + ": its first cascade stage would hold "
+                            + items
+                            + " ids at a false-positive rate of "
+                            + stageRate(rate, 0)
+                            + " ("
+                            + e.getMessage()
+                            + "); lower expectedItems or raise fpp",
+                    e);
+        }
     }
 
     /**
@@ -250,18 +279,12 @@ public final class FilterSizing implements Serializable {
         }
 
         /**
-         * Builds the sizing, checking that a filter of it can be made.
-         *
-         * @throws IllegalArgumentException if the first stage would exceed what one key can hold
+         * Builds the sizing. Whether a filter of it fits is checked where the operator knows how
+         * many items one filter holds (a key's expected items, or a shard's share of a global
+         * total).
          */
         public FilterSizing build() {
-            FilterSizing sizing = new FilterSizing(this);
-            try {
-                sizing.stageSpec(expectedItems, fpp, 0);
-            } catch (IllegalArgumentException | IllegalStateException e) {
-                throw new IllegalArgumentException("cannot size a filter for " + sizing, e);
-            }
-            return sizing;
+            return new FilterSizing(this);
         }
     }
 }

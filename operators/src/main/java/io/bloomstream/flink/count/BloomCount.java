@@ -1,6 +1,7 @@
 package io.bloomstream.flink.count;
 
 import io.bloomstream.filter.Estimate;
+import io.bloomstream.flink.FilterSizing;
 import io.bloomstream.flink.IdSelector;
 import io.bloomstream.flink.internal.Shards;
 import java.util.ArrayList;
@@ -83,6 +84,9 @@ public final class BloomCount {
             KeyedStream<T, K> stream, IdSelector<T> id, CountConfig config) {
         Objects.requireNonNull(stream, "stream");
         Objects.requireNonNull(config, "config");
+        FilterSizing f = config.filter();
+        f.checkFits(
+                f.expectedItems(), f.fpp(), "one key (expectedItems " + f.expectedItems() + ")");
         String prefix = config.uidPrefixOr(DEFAULT_UID);
         return stream.process(
                         new CountFunction<K, T>(

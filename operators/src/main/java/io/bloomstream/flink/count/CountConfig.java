@@ -3,6 +3,7 @@ package io.bloomstream.flink.count;
 import io.bloomstream.flink.FilterSizing;
 import io.bloomstream.flink.TimeDomain;
 import io.bloomstream.flink.internal.OperatorUids;
+import io.bloomstream.flink.internal.Shards;
 import java.io.Serializable;
 import java.time.Duration;
 import java.util.Objects;
@@ -216,6 +217,21 @@ public final class CountConfig implements Serializable {
 
         /** The config. */
         public CountConfig build() {
+            // The smallest filter it may serve: a shard's share of a global count; a per-key
+            // count checks the whole expectedItems when the operator is added.
+            long share = Shards.itemsPerShard(filter.expectedItems(), shards);
+            filter.checkFits(
+                    share,
+                    filter.fpp(),
+                    "each of the "
+                            + shards
+                            + " shards of a global count (expectedItems "
+                            + filter.expectedItems()
+                            + " / "
+                            + shards
+                            + " plus headroom = "
+                            + share
+                            + " ids)");
             return new CountConfig(this);
         }
     }

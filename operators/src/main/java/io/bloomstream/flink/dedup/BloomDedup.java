@@ -129,6 +129,7 @@ public final class BloomDedup {
         public <T, K> SingleOutputStreamOperator<T> perKey(
                 KeyedStream<T, K> stream, IdSelector<T> id, DedupConfig config) {
             Objects.requireNonNull(stream, "stream");
+            config.checkFits(config.expectedItems(), false);
             return stream.transform(
                             uidPrefix,
                             stream.getType(),

@@ -5,6 +5,7 @@ import io.bloomstream.filter.Hasher;
 import io.bloomstream.flink.FilterSizing;
 import io.bloomstream.flink.Retention;
 import io.bloomstream.flink.TimeDomain;
+import io.bloomstream.flink.internal.Shards;
 import java.io.Serializable;
 import java.time.Duration;
 import org.apache.flink.annotation.PublicEvolving;
@@ -182,6 +183,33 @@ public final class DedupConfig implements Serializable {
     /** The ids one generation is sized for (all of them without retention). */
     long generationItems(long itemsPerKey) {
         return retention == null ? itemsPerKey : retention.generationItems(itemsPerKey);
+    }
+
+    /**
+     * Checks that a filter for {@code itemsPerKey} ids can be made: in global mode a shard's share,
+     * otherwise one key's expected items.
+     *
+     * @throws IllegalArgumentException naming the share or the key, the items of the first stage of
+     *     one generation and that stage's rate
+     */
+    void checkFits(long itemsPerKey, boolean global) {
+        String what =
+                global
+                        ? "each of the "
+                                + shards
+                                + " shards of global mode (expectedItems "
+                                + expectedItems()
+                                + " / "
+                                + shards
+                                + " plus headroom = "
+                                + itemsPerKey
+                                + " ids)"
+                        : "one key (expectedItems " + itemsPerKey + ")";
+        try {
+            sizing.checkFits(generationItems(itemsPerKey), fpp() / generations(), what);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(e.getMessage() + "; config " + this, e.getCause());
+        }
     }
 
     /** The capacity of cascade stage i of one generation of a key sized for itemsPerKey. */
@@ -383,25 +411,11 @@ public final class DedupConfig implements Serializable {
                                     .generations(generations)
                                     .allowedLateness(allowedLateness)
                                     .build();
-            DedupConfig config;
-            try {
-                config = new DedupConfig(this, sizing.build(), r);
-                config.stageSpec(config.expectedItems(), 0);
-            } catch (IllegalArgumentException | IllegalStateException e) {
-                throw new IllegalArgumentException("cannot size a filter for " + describe(r), e);
-            }
+            DedupConfig config = new DedupConfig(this, sizing.build(), r);
+            // The smallest filter it may serve: a shard's share in global mode; per-key use
+            // checks the whole expectedItems when the operator is added.
+            config.checkFits(Shards.itemsPerShard(config.expectedItems(), shards), true);
             return config;
-        }
-
-        /** The config being built, for a message (its sizing may not build). */
-        private String describe(Retention r) {
-            return "DedupConfig{"
-                    + sizing
-                    + ", retention="
-                    + (r == null ? "forever" : r)
-                    + ", shards="
-                    + shards
-                    + "}";
         }
     }
 }

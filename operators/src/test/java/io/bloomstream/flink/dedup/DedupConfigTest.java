@@ -55,6 +55,35 @@ class DedupConfigTest {
     }
 
     @Test
+    void globalModeSizesEachShardForItsShareOfTheTotal() {
+        // 8 * 10^10 ids over 1024 shards: about 7.8 * 10^7 per shard, which one filter holds
+        DedupConfig config = DedupConfig.builder().expectedItems(80_000_000_000L).build();
+        long share = BloomDedup.itemsPerShard(config.expectedItems(), config.shards());
+        assertThat(share).isBetween(78_125_000L, 78_200_000L);
+        config.checkFits(share, true);
+        // the same total as one key's filter is too large, and the message says what is meant
+        assertThatThrownBy(() -> config.checkFits(config.expectedItems(), false))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining(
+                        "cannot size a filter for one key (expectedItems 80000000000)")
+                .hasMessageContaining("at a false-positive rate of");
+    }
+
+    @Test
+    void aShardTooLargeNamesTheShardsShare() {
+        assertThatThrownBy(
+                        () ->
+                                DedupConfig.builder()
+                                        .expectedItems(Long.MAX_VALUE / 4)
+                                        .shards(1)
+                                        .fpp(1e-9)
+                                        .build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("each of the 1 shards of global mode")
+                .hasMessageContaining("ids at a false-positive rate of");
+    }
+
+    @Test
     void retentionGenerationsSplitTheRateAndTheWindow() {
         DedupConfig c =
                 DedupConfig.builder()
