@@ -1,5 +1,15 @@
 package io.bloomstream.jobs;
 
+import io.bloomstream.jobs.sql.SqlCommand;
+import io.bloomstream.jobs.stream.CountCommand;
+import io.bloomstream.jobs.stream.DedupCommand;
+import io.bloomstream.jobs.stream.FrontierCommand;
+import io.bloomstream.jobs.stream.ScreenCommand;
+import io.bloomstream.jobs.testdata.GenerateTestDataCommand;
+import io.bloomstream.jobs.tools.BuildFilterCommand;
+import io.bloomstream.jobs.tools.InspectCommand;
+import io.bloomstream.jobs.tools.PlanCommand;
+import io.bloomstream.jobs.tools.QueryCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -13,13 +23,13 @@ import picocli.CommandLine.Command;
             PlanCommand.class,
             BuildFilterCommand.class,
             DedupCommand.class,
-            ScreenCommandLine.class,
+            ScreenCommand.class,
             FrontierCommand.class,
             CountCommand.class,
             QueryCommand.class,
             SqlCommand.class,
             InspectCommand.class,
-            io.bloomstream.jobs.testdata.GenerateTestDataCommand.class
+            GenerateTestDataCommand.class
         })
 public final class Main implements Runnable {
 
@@ -38,7 +48,7 @@ public final class Main implements Runnable {
     }
 
     /** The command line, with its exception handling: bad input is a message, not a trace. */
-    static CommandLine commandLine() {
+    public static CommandLine commandLine() {
         CommandLine cl = new CommandLine(new Main());
         cl.setCaseInsensitiveEnumValuesAllowed(true);
         cl.setExecutionExceptionHandler(

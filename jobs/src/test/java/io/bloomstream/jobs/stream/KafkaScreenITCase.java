@@ -1,10 +1,11 @@
-package io.bloomstream.jobs;
+package io.bloomstream.jobs.stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.bloomstream.filter.BloomFilter;
 import io.bloomstream.filter.FilterCodec;
 import io.bloomstream.filter.Normalization;
+import io.bloomstream.jobs.KafkaBroker;
 import io.bloomstream.jobs.io.Parsed;
 import io.bloomstream.testing.FailOnce;
 import java.nio.charset.StandardCharsets;
@@ -105,7 +106,7 @@ class KafkaScreenITCase {
 
             // Run 1: screen batch 1, then apply the updates and checkpoint them; stop with a
             // savepoint. The control topic's committed offsets show a checkpoint holds them.
-            ScreenCommandLine run1 = KafkaJobs.command(args);
+            ScreenCommand run1 = KafkaJobs.command(args);
             StreamExecutionEnvironment env1 = KafkaJobs.environment(null);
             run1.build(env1);
             JobClient job1 = env1.executeAsync("screen-1");
@@ -127,7 +128,7 @@ class KafkaScreenITCase {
 
             // Run 2: restore, screen batch 2 with one injected failure after a checkpoint.
             FailOnce.reset(true);
-            ScreenCommandLine run2 = KafkaJobs.command(args);
+            ScreenCommand run2 = KafkaJobs.command(args);
             run2.tap = s -> s.map(new FailOnce<Parsed>(300)).returns(Parsed.TYPE);
             StreamExecutionEnvironment env2 = KafkaJobs.environment(savepoint);
             run2.build(env2);

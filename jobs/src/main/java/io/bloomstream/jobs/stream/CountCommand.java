@@ -1,4 +1,4 @@
-package io.bloomstream.jobs;
+package io.bloomstream.jobs.stream;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
@@ -45,7 +45,7 @@ import picocli.CommandLine.Option;
             "Text input: each line is an item, one key \"*\". JSON lines: --id-field is the item"
                     + " and --key-field the key (else one key \"*\")."
         })
-final class CountCommand implements Callable<Integer> {
+public final class CountCommand implements Callable<Integer> {
 
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 

@@ -1,4 +1,4 @@
-package io.bloomstream.jobs;
+package io.bloomstream.jobs.stream;
 
 import io.bloomstream.flink.IdSelector;
 import io.bloomstream.flink.dedup.BloomDedup;
@@ -32,7 +32,7 @@ import picocli.CommandLine.Option;
                     + " unreserved characters decoded and other escapes uppercased, empty query"
                     + " dropped. Path case, query order and trailing slashes are kept."
         })
-final class FrontierCommand implements Callable<Integer> {
+public final class FrontierCommand implements Callable<Integer> {
 
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 

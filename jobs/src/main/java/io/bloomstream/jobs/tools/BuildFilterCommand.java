@@ -1,4 +1,4 @@
-package io.bloomstream.jobs;
+package io.bloomstream.jobs.tools;
 
 import io.bloomstream.filter.BloomFilter;
 import io.bloomstream.filter.CountingBloomFilter;
@@ -37,7 +37,7 @@ import picocli.CommandLine.Option;
                     + " expected rate.",
             "Lines empty or unusable under the normalization are skipped and counted."
         })
-final class BuildFilterCommand implements Callable<Integer> {
+public final class BuildFilterCommand implements Callable<Integer> {
 
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 

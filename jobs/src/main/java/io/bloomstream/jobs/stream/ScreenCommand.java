@@ -1,4 +1,4 @@
-package io.bloomstream.jobs;
+package io.bloomstream.jobs.stream;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
@@ -50,7 +50,7 @@ import picocli.CommandLine.Option;
             "Live updates (add ENTRY | remove ENTRY | load VERSION PATH, one a line) come from"
                     + " --updates FILE or, with Kafka, --control-topic."
         })
-final class ScreenCommandLine implements Callable<Integer> {
+public final class ScreenCommand implements Callable<Integer> {
 
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
@@ -183,7 +183,7 @@ final class ScreenCommandLine implements Callable<Integer> {
                 BloomScreen.screen(tap.apply(parsed), commands, config.build());
         io.writeOutput(clean.map(p -> p.raw).returns(Types.STRING).name("raw").uid("raw"));
         clean.getSideOutput(BloomScreen.flaggedTag(Parsed.TYPE))
-                .map(ScreenCommandLine::flaggedJson)
+                .map(ScreenCommand::flaggedJson)
                 .returns(Types.STRING)
                 .name("flagged-json")
                 .uid("flagged-json")

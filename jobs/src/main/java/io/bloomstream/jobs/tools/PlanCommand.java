@@ -1,4 +1,4 @@
-package io.bloomstream.jobs;
+package io.bloomstream.jobs.tools;
 
 import io.bloomstream.filter.FilterSpec;
 import io.bloomstream.filter.Sizing;
@@ -16,7 +16,7 @@ import picocli.CommandLine.Option;
         description =
                 "Prints bits, hashes, bytes, bits per item and the theoretical rate (with the"
                         + " classic layout's), and what exact dedup in Flink state would cost.")
-final class PlanCommand implements Callable<Integer> {
+public final class PlanCommand implements Callable<Integer> {
 
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 

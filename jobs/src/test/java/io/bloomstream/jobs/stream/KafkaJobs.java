@@ -1,5 +1,6 @@
-package io.bloomstream.jobs;
+package io.bloomstream.jobs.stream;
 
+import io.bloomstream.jobs.Main;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.Callable;

@@ -1,4 +1,4 @@
-package io.bloomstream.jobs;
+package io.bloomstream.jobs.stream;
 
 import io.bloomstream.flink.IdSelector;
 import io.bloomstream.flink.TimeDomain;
@@ -33,7 +33,7 @@ import picocli.CommandLine.Option;
             "Text input: the line is the id. JSON lines: --id-field, and --key-field for one"
                     + " filter per key (else one filter over the whole stream)."
         })
-final class DedupCommand implements Callable<Integer> {
+public final class DedupCommand implements Callable<Integer> {
 
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 

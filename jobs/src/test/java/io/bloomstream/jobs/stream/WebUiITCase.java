@@ -1,7 +1,9 @@
-package io.bloomstream.jobs;
+package io.bloomstream.jobs.stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.bloomstream.jobs.Cli;
+import io.bloomstream.jobs.Main;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -174,7 +176,7 @@ class WebUiITCase {
             Thread.sleep(100);
             return 0;
         }
-        Map<String, Object> m = FilterHealthTest.json(body.substring(1, body.length() - 1));
+        Map<String, Object> m = Cli.json(body.substring(1, body.length() - 1));
         return ((Number) m.get("sum")).doubleValue();
     }
 
@@ -184,6 +186,6 @@ class WebUiITCase {
                         HttpRequest.newBuilder(URI.create(url)).build(),
                         HttpResponse.BodyHandlers.ofString());
         assertThat(r.statusCode()).as(url + ": " + r.body()).isEqualTo(200);
-        return FilterHealthTest.json(r.body());
+        return Cli.json(r.body());
     }
 }

@@ -1,7 +1,8 @@
-package io.bloomstream.jobs;
+package io.bloomstream.jobs.stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.bloomstream.jobs.KafkaBroker;
 import io.bloomstream.jobs.io.Parsed;
 import io.bloomstream.testing.FailOnce;
 import java.nio.charset.StandardCharsets;
