@@ -77,9 +77,38 @@ public final class CountCommand implements Callable<Integer> {
             converter = IoOptions.DurationConverter.class)
     Duration window;
 
+    /**
+     * What the count pipeline needs, from the flags.
+     *
+     * @param parser reads the item as the first value, and the key if the counts are per key
+     * @param perKey counts per key instead of one count over the stream (key "*")
+     * @param config the filters, the interval and the windows
+     */
+    public record Settings(LineParser parser, boolean perKey, CountConfig config) {}
+
     @Override
     public Integer call() throws Exception {
         io.validate("count");
+        Settings settings = settings();
+        StreamExecutionEnvironment env = io.environment();
+        Outputs out = pipeline(io.source(env, "input"), settings);
+        io.writeOutput(out.records());
+        io.writeRejected(out.rejected());
+        RunOptions.Run run = console.execute(spec, io, env, "bloomstream count");
+        if (!io.kafka()) {
+            Commands.summary(
+                    spec,
+                    console,
+                    run,
+                    "estimates",
+                    io.output,
+                    List.of(health(run, settings.config())));
+        }
+        return 0;
+    }
+
+    /** The settings of the flags, checked: a bad combination is a usage error. */
+    Settings settings() {
         LineParser parser = records.parser();
         if (window != null && !records.keyed()) {
             throw new CommandLine.ParameterException(
@@ -101,19 +130,27 @@ public final class CountCommand implements Callable<Integer> {
                             }
                             return b.build();
                         });
-        StreamExecutionEnvironment env = io.environment();
+        return new Settings(parser, records.keyed(), config);
+    }
+
+    /**
+     * The count job from input lines to its outputs: the estimates as JSON lines (see {@link
+     * #json}), every interval and at the end, and the rejected lines. Keeps the health figures of
+     * the summary in accumulators ({@link HealthTally}).
+     */
+    public static Outputs pipeline(DataStream<String> lines, Settings settings) {
         SingleOutputStreamOperator<Parsed> parsed =
-                io.source(env, "input")
-                        .process(new Rejects(parser, true))
+                lines.process(new Rejects(settings.parser(), true))
                         .returns(Parsed.TYPE)
                         .name("parse")
                         .uid("parse");
         IdSelector<Parsed> item = IdSelector.ofString(p -> p.values[0]);
         DataStream<CountEstimate> estimates =
-                records.keyed()
-                        ? BloomCount.perKey(parsed.keyBy(p -> p.key, Types.STRING), item, config)
-                        : BloomCount.global(parsed, item, config);
-        io.writeOutput(
+                settings.perKey()
+                        ? BloomCount.perKey(
+                                parsed.keyBy(p -> p.key, Types.STRING), item, settings.config())
+                        : BloomCount.global(parsed, item, settings.config());
+        DataStream<String> json =
                 estimates
                         .map(new HealthTally())
                         .name("health")
@@ -121,14 +158,8 @@ public final class CountCommand implements Callable<Integer> {
                         .map(CountCommand::json)
                         .returns(Types.STRING)
                         .name("json")
-                        .uid("json"));
-        io.writeRejected(parsed.getSideOutput(Rejects.TAG));
-        RunOptions.Run run = console.execute(spec, io, env, "bloomstream count");
-        if (!io.kafka()) {
-            Commands.summary(
-                    spec, console, run, "estimates", io.output, List.of(health(run, config)));
-        }
-        return 0;
+                        .uid("json");
+        return new Outputs(json, parsed.getSideOutput(Rejects.TAG));
     }
 
     /** The health of the count from the accumulators of {@link HealthTally}. */

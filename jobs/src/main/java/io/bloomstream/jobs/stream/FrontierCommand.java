@@ -52,14 +52,37 @@ public final class FrontierCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         io.validate("frontier");
-        DedupConfig config =
-                Commands.config(
-                        spec,
-                        () -> DedupConfig.builder().expectedItems(expectedItems).fpp(fpp).build());
+        DedupConfig config = config();
         StreamExecutionEnvironment env = io.environment(LocalMetrics.configuration(io.runId));
+        Outputs out = pipeline(io.source(env, "input"), config);
+        io.writeOutput(out.records());
+        io.writeRejected(out.rejected());
+        RunOptions.Run run = console.execute(spec, io, env, "bloomstream frontier");
+        if (!io.kafka()) {
+            Commands.summary(
+                    spec,
+                    console,
+                    run,
+                    "new URLs",
+                    io.output,
+                    DedupCommand.health(run, config, false, "URLs"));
+        }
+        return 0;
+    }
+
+    /** The filters of the flags: one per host. */
+    DedupConfig config() {
+        return Commands.config(
+                spec, () -> DedupConfig.builder().expectedItems(expectedItems).fpp(fpp).build());
+    }
+
+    /**
+     * The frontier job from input lines to its outputs: each normalized URL the first time it is
+     * seen, per host in arrival order, and the malformed lines, rejected.
+     */
+    public static Outputs pipeline(DataStream<String> lines, DedupConfig config) {
         SingleOutputStreamOperator<Parsed> urls =
-                io.source(env, "input")
-                        .process(new Rejects(FrontierCommand::normalize))
+                lines.process(new Rejects(FrontierCommand::normalize))
                         .returns(Parsed.TYPE)
                         .name("normalize")
                         .uid("normalize");
@@ -72,19 +95,7 @@ public final class FrontierCommand implements Callable<Integer> {
                         .returns(Types.STRING)
                         .name("url")
                         .uid("url");
-        io.writeOutput(fresh);
-        io.writeRejected(urls.getSideOutput(Rejects.TAG));
-        RunOptions.Run run = console.execute(spec, io, env, "bloomstream frontier");
-        if (!io.kafka()) {
-            Commands.summary(
-                    spec,
-                    console,
-                    run,
-                    "new URLs",
-                    io.output,
-                    DedupCommand.health(run, config, false, "URLs"));
-        }
-        return 0;
+        return new Outputs(fresh, urls.getSideOutput(Rejects.TAG));
     }
 
     /** The normalized URL of a line, keyed by its host. */
