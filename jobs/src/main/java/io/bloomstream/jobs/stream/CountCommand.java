@@ -58,15 +58,23 @@ public final class CountCommand implements Callable<Integer> {
     @Option(
             names = "--expected-items",
             paramLabel = "N",
-            description = "Distinct items expected per key (default 1000000; it grows past it).")
-    long expectedItems = 1_000_000;
+            description =
+                    "Distinct items expected per key (default ${DEFAULT-VALUE}; it grows past it).")
+    long expectedItems = FilterSizing.DEFAULT_EXPECTED_ITEMS;
+
+    /**
+     * The default of {@code --interval}: shorter than the library's ({@link
+     * CountConfig#DEFAULT_INTERVAL}) so that a run from the command line shows estimates soon.
+     */
+    static final String DEFAULT_INTERVAL = "10s";
 
     @Option(
             names = "--interval",
             paramLabel = "DURATION",
-            description = "Emission interval, processing time (default 10s).",
+            defaultValue = DEFAULT_INTERVAL,
+            description = "Emission interval, processing time (default ${DEFAULT-VALUE}).",
             converter = IoOptions.DurationConverter.class)
-    Duration interval = Duration.ofSeconds(10);
+    Duration interval;
 
     @Option(
             names = "--window",

@@ -45,11 +45,15 @@ public final class DedupCommand implements Callable<Integer> {
     @Option(
             names = "--expected-items",
             paramLabel = "N",
-            description = "Distinct ids expected (per key with --key-field). Default 1000000.")
-    long expectedItems = 1_000_000;
+            description =
+                    "Distinct ids expected (per key with --key-field). Default ${DEFAULT-VALUE}.")
+    long expectedItems = DedupConfig.DEFAULT_EXPECTED_ITEMS;
 
-    @Option(names = "--fpp", paramLabel = "P", description = "False-positive rate. Default 0.01.")
-    double fpp = 0.01;
+    @Option(
+            names = "--fpp",
+            paramLabel = "P",
+            description = "False-positive rate. Default ${DEFAULT-VALUE}.")
+    double fpp = DedupConfig.DEFAULT_FPP;
 
     @Mixin RecordFormat records;
 

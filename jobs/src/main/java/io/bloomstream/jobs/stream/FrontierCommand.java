@@ -34,6 +34,12 @@ import picocli.CommandLine.Option;
         })
 public final class FrontierCommand implements Callable<Integer> {
 
+    /**
+     * The default of {@code --expected-items}: a host's URLs, fewer than the library's default for
+     * a whole stream ({@link DedupConfig#DEFAULT_EXPECTED_ITEMS}) since there is a filter per host.
+     */
+    static final long DEFAULT_EXPECTED_URLS_PER_HOST = 100_000;
+
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
     @Mixin IoOptions io;
@@ -43,11 +49,16 @@ public final class FrontierCommand implements Callable<Integer> {
     @Option(
             names = "--expected-items",
             paramLabel = "N",
-            description = "Distinct URLs expected per host (default 100000; filters grow past it).")
-    long expectedItems = 100_000;
+            description =
+                    "Distinct URLs expected per host (default ${DEFAULT-VALUE}; filters grow past"
+                            + " it).")
+    long expectedItems = DEFAULT_EXPECTED_URLS_PER_HOST;
 
-    @Option(names = "--fpp", paramLabel = "P", description = "False-positive rate. Default 0.01.")
-    double fpp = 0.01;
+    @Option(
+            names = "--fpp",
+            paramLabel = "P",
+            description = "False-positive rate. Default ${DEFAULT-VALUE}.")
+    double fpp = DedupConfig.DEFAULT_FPP;
 
     @Override
     public Integer call() throws Exception {

@@ -90,8 +90,8 @@ public final class ScreenCommand implements Callable<Integer> {
             names = "--filter-version",
             paramLabel = "V",
             description =
-                    "Version of --filter (default 1). Restored from a savepoint, a job keeps the"
-                            + " version in force unless this is higher.")
+                    "Version of --filter (default ${DEFAULT-VALUE}). Restored from a savepoint, a"
+                            + " job keeps the version in force unless this is higher.")
     long filterVersion = ScreenConfig.DEFAULT_INITIAL_VERSION;
 
     @Option(
