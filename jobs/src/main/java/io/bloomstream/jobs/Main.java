@@ -1,5 +1,18 @@
 package io.bloomstream.jobs;
 
+import io.bloomstream.jobs.console.JobFailedException;
+import io.bloomstream.jobs.console.Progress;
+import io.bloomstream.jobs.console.RunOptions;
+import io.bloomstream.jobs.sql.SqlCommand;
+import io.bloomstream.jobs.stream.CountCommand;
+import io.bloomstream.jobs.stream.DedupCommand;
+import io.bloomstream.jobs.stream.FrontierCommand;
+import io.bloomstream.jobs.stream.ScreenCommand;
+import io.bloomstream.jobs.testdata.GenerateTestDataCommand;
+import io.bloomstream.jobs.tools.BuildFilterCommand;
+import io.bloomstream.jobs.tools.InspectCommand;
+import io.bloomstream.jobs.tools.PlanCommand;
+import io.bloomstream.jobs.tools.QueryCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -13,23 +26,27 @@ import picocli.CommandLine.Command;
             PlanCommand.class,
             BuildFilterCommand.class,
             DedupCommand.class,
-            ScreenCommandLine.class,
+            ScreenCommand.class,
             FrontierCommand.class,
             CountCommand.class,
             QueryCommand.class,
             SqlCommand.class,
             InspectCommand.class,
-            io.bloomstream.jobs.testdata.GenerateTestDataCommand.class
+            GenerateTestDataCommand.class
         })
-public final class Main implements Runnable {
+public final class Main implements Runnable, RunOptions.TerminalAware {
 
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
+    private final boolean stderrTerminal;
+
+    private Main(boolean stderrTerminal) {
+        this.stderrTerminal = stderrTerminal;
+    }
+
     /** Runs the command line and exits with its status. */
     public static void main(String[] args) {
-        io.bloomstream.jobs.console.RunOptions.stderrTerminal =
-                io.bloomstream.jobs.console.Progress.stderrIsTerminal();
-        System.exit(run(args));
+        System.exit(commandLine(Progress.stderrIsTerminal()).execute(args));
     }
 
     /** Runs the command line and returns its exit status (0 ok, 2 bad usage, 1 failure). */
@@ -37,16 +54,23 @@ public final class Main implements Runnable {
         return commandLine().execute(args);
     }
 
-    /** The command line, with its exception handling: bad input is a message, not a trace. */
-    static CommandLine commandLine() {
-        CommandLine cl = new CommandLine(new Main());
+    /**
+     * The command line, with its exception handling: bad input is a message, not a trace. Run
+     * in-process, its stderr is not taken for a terminal.
+     */
+    public static CommandLine commandLine() {
+        return commandLine(false);
+    }
+
+    private static CommandLine commandLine(boolean stderrTerminal) {
+        CommandLine cl = new CommandLine(new Main(stderrTerminal));
         cl.setCaseInsensitiveEnumValuesAllowed(true);
         cl.setExecutionExceptionHandler(
                 (e, commandLine, parseResult) -> {
                     commandLine.getErr().println("error: " + e.getMessage());
-                    if (e instanceof io.bloomstream.jobs.console.JobFailedException) {
+                    if (e instanceof JobFailedException) {
                         // the root cause in one line; the stack traces are in Flink's log
-                        var log = ((io.bloomstream.jobs.console.JobFailedException) e).logFile;
+                        var log = ((JobFailedException) e).logFile;
                         if (log != null) {
                             commandLine.getErr().println("Flink's log: " + log);
                         }
@@ -59,6 +83,12 @@ public final class Main implements Runnable {
                     return 1;
                 });
         return cl;
+    }
+
+    /** Whether stderr is a terminal: only under {@link #main}, if it is one. */
+    @Override
+    public boolean stderrIsTerminal() {
+        return stderrTerminal;
     }
 
     @Override

@@ -143,7 +143,7 @@ class RunConsoleTest {
                         "--quiet");
         assertThat(status).as(cli.err.toString()).isZero();
         assertThat(cli.err.toString()).isEmpty();
-        var json = FilterHealthTest.json(cli.out.toString());
+        var json = Cli.json(cli.out.toString());
         assertThat(json.get("records_in")).isEqualTo(30000L);
         assertThat(json.get("records_out")).isEqualTo(11784L);
         assertThat(json.get("records_rejected")).isEqualTo(0L);

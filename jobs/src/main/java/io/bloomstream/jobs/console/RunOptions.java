@@ -20,8 +20,15 @@ import picocli.CommandLine.Option;
  */
 public final class RunOptions {
 
-    /** Whether stderr is a terminal; set by {@code Main.main} (false when run in-process). */
-    public static volatile boolean stderrTerminal;
+    /**
+     * The root command of a command line that knows whether its stderr is a terminal (the progress
+     * line then rewrites itself in place). A command line whose root is not one writes the progress
+     * line as plain lines.
+     */
+    public interface TerminalAware {
+        /** Whether the command line's stderr is a terminal. */
+        boolean stderrIsTerminal();
+    }
 
     @Option(names = "--quiet", description = "No progress line on stderr.")
     public boolean quiet;
@@ -106,7 +113,8 @@ public final class RunOptions {
                                 spec.commandLine().getErr(),
                                 input,
                                 io.kafka() ? -1 : inputBytes(io.input),
-                                stderrTerminal,
+                                spec.root().userObject() instanceof TerminalAware t
+                                        && t.stderrIsTerminal(),
                                 progressInterval,
                                 () -> {
                                     LocalMetrics m = LocalMetrics.of(io.runId);

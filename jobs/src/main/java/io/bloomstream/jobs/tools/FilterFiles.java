@@ -1,4 +1,4 @@
-package io.bloomstream.jobs;
+package io.bloomstream.jobs.tools;
 
 import io.bloomstream.filter.FilterCodec;
 import io.bloomstream.filter.FilterFile;

@@ -1,4 +1,4 @@
-package io.bloomstream.jobs;
+package io.bloomstream.jobs.tools;
 
 import io.bloomstream.filter.FilterFile;
 import io.bloomstream.filter.MembershipFilter;
@@ -27,7 +27,7 @@ import picocli.CommandLine.Option;
             "A line not written is certainly not in the filter; a written one is in it or a"
                     + " false positive."
         })
-final class QueryCommand implements Callable<Integer> {
+public final class QueryCommand implements Callable<Integer> {
 
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 

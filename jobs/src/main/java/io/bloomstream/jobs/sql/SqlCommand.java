@@ -1,8 +1,6 @@
-package io.bloomstream.jobs;
+package io.bloomstream.jobs.sql;
 
 import io.bloomstream.jobs.io.ExecutionOptions;
-import io.bloomstream.jobs.sql.SqlRunner;
-import io.bloomstream.jobs.sql.SqlScript;
 import io.bloomstream.table.BloomFunctions;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -32,7 +30,7 @@ import picocli.CommandLine.Option;
             "A failing statement prints one line naming it and the cause; the command then stops"
                     + " with exit status 1."
         })
-final class SqlCommand implements Callable<Integer> {
+public final class SqlCommand implements Callable<Integer> {
 
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 

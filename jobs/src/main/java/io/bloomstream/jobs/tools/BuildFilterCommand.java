@@ -1,4 +1,4 @@
-package io.bloomstream.jobs;
+package io.bloomstream.jobs.tools;
 
 import io.bloomstream.filter.BloomFilter;
 import io.bloomstream.filter.CountingBloomFilter;
@@ -8,6 +8,7 @@ import io.bloomstream.filter.Hasher;
 import io.bloomstream.filter.MembershipFilter;
 import io.bloomstream.filter.Normalization;
 import io.bloomstream.filter.Sizing;
+import io.bloomstream.jobs.console.Bytes;
 import java.io.BufferedOutputStream;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -37,7 +38,15 @@ import picocli.CommandLine.Option;
                     + " expected rate.",
             "Lines empty or unusable under the normalization are skipped and counted."
         })
-final class BuildFilterCommand implements Callable<Integer> {
+public final class BuildFilterCommand implements Callable<Integer> {
+
+    /** {@link Sizing#MAX_PAGE_PENALTY} in whole percent past classic, for the help. */
+    private static final int PAGE_PENALTY_PERCENT =
+            (int) (Sizing.MAX_PAGE_PENALTY * 100 - 100 + 0.5);
+
+    /** {@link Sizing#MAX_PAGE_RATE_PENALTY} in whole percent past classic, for the help. */
+    private static final int PAGE_RATE_PENALTY_PERCENT =
+            (int) (Sizing.MAX_PAGE_RATE_PENALTY * 100 - 100 + 0.5);
 
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
@@ -102,9 +111,19 @@ final class BuildFilterCommand implements Callable<Integer> {
             names = "--page-bits",
             paramLabel = "B",
             description =
-                    "Page size: a power of two 64..65536, 0 classic, -1 automatic (default: with"
-                            + " --fpp, at most 5%% more bits than classic; with --bits/--hashes, the"
-                            + " rate within 5%% of classic at the list's length).")
+                    "Page size: a power of two "
+                            + FilterSpec.MIN_PAGE_BITS
+                            + ".."
+                            + FilterSpec.MAX_PAGE_BITS
+                            + ", "
+                            + FilterSpec.CLASSIC
+                            + " classic, "
+                            + FilterSpec.AUTO_PAGE_BITS
+                            + " automatic (default: with --fpp, at most "
+                            + PAGE_PENALTY_PERCENT
+                            + "%% more bits than classic; with --bits/--hashes, the rate within "
+                            + PAGE_RATE_PENALTY_PERCENT
+                            + "%% of classic at the list's length).")
     int pageBits = FilterSpec.AUTO_PAGE_BITS;
 
     @Option(names = "--seed", paramLabel = "S", description = "XXH3 seed (default the library's).")
@@ -187,7 +206,7 @@ final class BuildFilterCommand implements Callable<Integer> {
                 Locale.ROOT,
                 "layout            %s%n",
                 filterSpec.isClassic() ? "classic" : filterSpec.pageBits() + "-bit pages");
-        out.printf(Locale.ROOT, "bytes             %d (%s)%n", bytes, PlanCommand.human(bytes));
+        out.printf(Locale.ROOT, "bytes             %d (%s)%n", bytes, Bytes.human(bytes));
         out.printf(
                 Locale.ROOT,
                 "bits per entry    %.3f%n",

@@ -1,4 +1,4 @@
-package io.bloomstream.jobs;
+package io.bloomstream.jobs.stream;
 
 import io.bloomstream.jobs.io.LineParser;
 import java.util.List;

@@ -1,11 +1,11 @@
-package io.bloomstream.jobs;
+package io.bloomstream.jobs.stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.bloomstream.filter.BloomFilter;
 import io.bloomstream.filter.FilterCodec;
 import io.bloomstream.filter.Normalization;
-import io.bloomstream.jobs.io.Parsed;
+import io.bloomstream.jobs.KafkaBroker;
 import io.bloomstream.testing.FailOnce;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -14,9 +14,11 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -105,9 +107,8 @@ class KafkaScreenITCase {
 
             // Run 1: screen batch 1, then apply the updates and checkpoint them; stop with a
             // savepoint. The control topic's committed offsets show a checkpoint holds them.
-            ScreenCommandLine run1 = KafkaJobs.command(args);
             StreamExecutionEnvironment env1 = KafkaJobs.environment(null);
-            run1.build(env1);
+            screen(env1, args, lines -> lines);
             JobClient job1 = env1.executeAsync("screen-1");
             KafkaJobs.await(
                     job1,
@@ -127,10 +128,8 @@ class KafkaScreenITCase {
 
             // Run 2: restore, screen batch 2 with one injected failure after a checkpoint.
             FailOnce.reset(true);
-            ScreenCommandLine run2 = KafkaJobs.command(args);
-            run2.tap = s -> s.map(new FailOnce<Parsed>(300)).returns(Parsed.TYPE);
             StreamExecutionEnvironment env2 = KafkaJobs.environment(savepoint);
-            run2.build(env2);
+            screen(env2, args, KafkaJobs.failOnce(300));
             JobClient job2 = env2.executeAsync("screen-2");
             KafkaJobs.await(job2, "a checkpoint", FailOnce.CHECKPOINTED::get);
             kafka.produce("mails", mails(2000, 4000));
@@ -187,5 +186,22 @@ class KafkaScreenITCase {
             assertThat(dlq.stream().filter(d -> d.contains("screened field missing"))).hasSize(1);
             assertThat(dlq.stream().filter(d -> d.contains("not a screen command"))).hasSize(1);
         }
+    }
+
+    /**
+     * The screen job of {@code args} into {@code env}: the command's Kafka sources, {@code between}
+     * after the input's, {@link ScreenCommand#pipeline} with the command's settings, and its Kafka
+     * sinks.
+     */
+    static void screen(
+            StreamExecutionEnvironment env,
+            String[] args,
+            UnaryOperator<DataStream<String>> between) {
+        ScreenCommand command = KafkaJobs.command(args);
+        command.write(
+                ScreenCommand.pipeline(
+                        between.apply(command.io.source(env, "input")),
+                        command.updateLines(env),
+                        command.settings()));
     }
 }

@@ -1,7 +1,8 @@
-package io.bloomstream.jobs;
+package io.bloomstream.jobs.sql;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.bloomstream.jobs.Cli;
 import io.bloomstream.table.BloomFunctions;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,20 +1,28 @@
-package io.bloomstream.jobs;
+package io.bloomstream.jobs.stream;
 
+import io.bloomstream.jobs.Main;
+import io.bloomstream.testing.FailOnce;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.function.UnaryOperator;
+import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
+import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import picocli.CommandLine;
 
-/** Runs the jobs' own pipelines (parsed from real command lines) for the Kafka ITs. */
+/**
+ * Builds the jobs' own pipelines, with the settings, sources and sinks of real command lines, for
+ * the Kafka ITs.
+ */
 final class KafkaJobs {
 
     private KafkaJobs() {}
@@ -26,6 +34,18 @@ final class KafkaJobs {
         CommandLine.ParseResult parsed = cl.parseArgs(args);
         C c = (C) parsed.subcommand().commandSpec().userObject();
         return c;
+    }
+
+    /**
+     * A map between the source and the pipeline that fails once, {@code after} lines past the first
+     * completed checkpoint (armed by {@link FailOnce#reset}).
+     */
+    static UnaryOperator<DataStream<String>> failOnce(long after) {
+        return lines ->
+                lines.map(new FailOnce<String>(after))
+                        .returns(Types.STRING)
+                        .name("fail-once")
+                        .uid("fail-once");
     }
 
     /** A local environment: Kryo off, checkpoints every 200 ms, two restarts, maybe a savepoint. */

@@ -1,4 +1,4 @@
-package io.bloomstream.jobs;
+package io.bloomstream.jobs.tools;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
@@ -29,7 +29,7 @@ import picocli.CommandLine.Option;
         description =
                 "Prints a filter file's header, bits set, fill ratio, estimated items and current"
                         + " expected false-positive rate.")
-final class InspectCommand implements Callable<Integer> {
+public final class InspectCommand implements Callable<Integer> {
 
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 

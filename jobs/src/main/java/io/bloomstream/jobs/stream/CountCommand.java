@@ -1,4 +1,4 @@
-package io.bloomstream.jobs;
+package io.bloomstream.jobs.stream;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
@@ -45,7 +45,7 @@ import picocli.CommandLine.Option;
             "Text input: each line is an item, one key \"*\". JSON lines: --id-field is the item"
                     + " and --key-field the key (else one key \"*\")."
         })
-final class CountCommand implements Callable<Integer> {
+public final class CountCommand implements Callable<Integer> {
 
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
@@ -58,15 +58,23 @@ final class CountCommand implements Callable<Integer> {
     @Option(
             names = "--expected-items",
             paramLabel = "N",
-            description = "Distinct items expected per key (default 1000000; it grows past it).")
-    long expectedItems = 1_000_000;
+            description =
+                    "Distinct items expected per key (default ${DEFAULT-VALUE}; it grows past it).")
+    long expectedItems = FilterSizing.DEFAULT_EXPECTED_ITEMS;
+
+    /**
+     * The default of {@code --interval}: shorter than the library's ({@link
+     * CountConfig#DEFAULT_INTERVAL}) so that a run from the command line shows estimates soon.
+     */
+    static final String DEFAULT_INTERVAL = "10s";
 
     @Option(
             names = "--interval",
             paramLabel = "DURATION",
-            description = "Emission interval, processing time (default 10s).",
+            defaultValue = DEFAULT_INTERVAL,
+            description = "Emission interval, processing time (default ${DEFAULT-VALUE}).",
             converter = IoOptions.DurationConverter.class)
-    Duration interval = Duration.ofSeconds(10);
+    Duration interval;
 
     @Option(
             names = "--window",
@@ -77,9 +85,38 @@ final class CountCommand implements Callable<Integer> {
             converter = IoOptions.DurationConverter.class)
     Duration window;
 
+    /**
+     * What the count pipeline needs, from the flags.
+     *
+     * @param parser reads the item as the first value, and the key if the counts are per key
+     * @param perKey counts per key instead of one count over the stream (key "*")
+     * @param config the filters, the interval and the windows
+     */
+    public record Settings(LineParser parser, boolean perKey, CountConfig config) {}
+
     @Override
     public Integer call() throws Exception {
         io.validate("count");
+        Settings settings = settings();
+        StreamExecutionEnvironment env = io.environment();
+        Outputs out = pipeline(io.source(env, "input"), settings);
+        io.writeOutput(out.records());
+        io.writeRejected(out.rejected());
+        RunOptions.Run run = console.execute(spec, io, env, "bloomstream count");
+        if (!io.kafka()) {
+            Commands.summary(
+                    spec,
+                    console,
+                    run,
+                    "estimates",
+                    io.output,
+                    List.of(health(run, settings.config())));
+        }
+        return 0;
+    }
+
+    /** The settings of the flags, checked: a bad combination is a usage error. */
+    Settings settings() {
         LineParser parser = records.parser();
         if (window != null && !records.keyed()) {
             throw new CommandLine.ParameterException(
@@ -101,19 +138,27 @@ final class CountCommand implements Callable<Integer> {
                             }
                             return b.build();
                         });
-        StreamExecutionEnvironment env = io.environment();
+        return new Settings(parser, records.keyed(), config);
+    }
+
+    /**
+     * The count job from input lines to its outputs: the estimates as JSON lines (see {@link
+     * #json}), every interval and at the end, and the rejected lines. Keeps the health figures of
+     * the summary in accumulators ({@link HealthTally}).
+     */
+    public static Outputs pipeline(DataStream<String> lines, Settings settings) {
         SingleOutputStreamOperator<Parsed> parsed =
-                io.source(env, "input")
-                        .process(new Rejects(parser, true))
+                lines.process(new Rejects(settings.parser(), true))
                         .returns(Parsed.TYPE)
                         .name("parse")
                         .uid("parse");
         IdSelector<Parsed> item = IdSelector.ofString(p -> p.values[0]);
         DataStream<CountEstimate> estimates =
-                records.keyed()
-                        ? BloomCount.perKey(parsed.keyBy(p -> p.key, Types.STRING), item, config)
-                        : BloomCount.global(parsed, item, config);
-        io.writeOutput(
+                settings.perKey()
+                        ? BloomCount.perKey(
+                                parsed.keyBy(p -> p.key, Types.STRING), item, settings.config())
+                        : BloomCount.global(parsed, item, settings.config());
+        DataStream<String> json =
                 estimates
                         .map(new HealthTally())
                         .name("health")
@@ -121,14 +166,8 @@ final class CountCommand implements Callable<Integer> {
                         .map(CountCommand::json)
                         .returns(Types.STRING)
                         .name("json")
-                        .uid("json"));
-        io.writeRejected(parsed.getSideOutput(Rejects.TAG));
-        RunOptions.Run run = console.execute(spec, io, env, "bloomstream count");
-        if (!io.kafka()) {
-            Commands.summary(
-                    spec, console, run, "estimates", io.output, List.of(health(run, config)));
-        }
-        return 0;
+                        .uid("json");
+        return new Outputs(json, parsed.getSideOutput(Rejects.TAG));
     }
 
     /** The health of the count from the accumulators of {@link HealthTally}. */

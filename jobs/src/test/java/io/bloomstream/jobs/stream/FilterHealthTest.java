@@ -1,19 +1,15 @@
-package io.bloomstream.jobs;
+package io.bloomstream.jobs.stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonToken;
 import io.bloomstream.filter.FilterSpec;
 import io.bloomstream.flink.dedup.DedupConfig;
+import io.bloomstream.jobs.Cli;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -36,7 +32,7 @@ class FilterHealthTest {
         all[args.length] = "--json";
         all[args.length + 1] = "--quiet";
         assertThat(cli.run(all)).as(cli.err.toString()).isZero();
-        return json(cli.out.toString());
+        return Cli.json(cli.out.toString());
     }
 
     @SuppressWarnings("unchecked")
@@ -168,7 +164,7 @@ class FilterHealthTest {
         // The fullest filter's figures are those of an output record.
         double fullest = 0;
         for (String line : Cli.readParts(tmp.resolve("out"))) {
-            fullest = Math.max(fullest, (Double) json(line).get("fill_ratio"));
+            fullest = Math.max(fullest, (Double) Cli.json(line).get("fill_ratio"));
         }
         assertThat(f.get("fullest_fill_ratio")).isEqualTo(fullest);
     }
@@ -233,47 +229,5 @@ class FilterHealthTest {
         assertThat(f.get("past_capacity")).isEqualTo(true);
         assertThat((Long) f.get("suggested_expected_items")).isBetween(99_000L, 110_000L);
         assertThat((Double) f.get("fullest_fpp")).isGreaterThan(0.01);
-    }
-
-    /** A JSON object (numbers as Long or Double, arrays as lists, objects as maps). */
-    static Map<String, Object> json(String text) throws IOException {
-        try (JsonParser p = new JsonFactory().createParser(text.trim())) {
-            p.nextToken();
-            @SuppressWarnings("unchecked")
-            Map<String, Object> m = (Map<String, Object>) value(p);
-            return m;
-        }
-    }
-
-    private static Object value(JsonParser p) throws IOException {
-        JsonToken t = p.currentToken();
-        switch (t) {
-            case START_OBJECT:
-                Map<String, Object> m = new LinkedHashMap<>();
-                while (p.nextToken() == JsonToken.FIELD_NAME) {
-                    String name = p.currentName();
-                    p.nextToken();
-                    m.put(name, value(p));
-                }
-                return m;
-            case START_ARRAY:
-                List<Object> list = new ArrayList<>();
-                while (p.nextToken() != JsonToken.END_ARRAY) {
-                    list.add(value(p));
-                }
-                return list;
-            case VALUE_NUMBER_INT:
-                return p.getLongValue();
-            case VALUE_NUMBER_FLOAT:
-                return p.getDoubleValue();
-            case VALUE_TRUE:
-                return true;
-            case VALUE_FALSE:
-                return false;
-            case VALUE_NULL:
-                return null;
-            default:
-                return p.getText();
-        }
     }
 }

@@ -1,4 +1,4 @@
-package io.bloomstream.jobs;
+package io.bloomstream.jobs.stream;
 
 import io.bloomstream.flink.IdSelector;
 import io.bloomstream.flink.dedup.BloomDedup;
@@ -32,7 +32,13 @@ import picocli.CommandLine.Option;
                     + " unreserved characters decoded and other escapes uppercased, empty query"
                     + " dropped. Path case, query order and trailing slashes are kept."
         })
-final class FrontierCommand implements Callable<Integer> {
+public final class FrontierCommand implements Callable<Integer> {
+
+    /**
+     * The default of {@code --expected-items}: a host's URLs, fewer than the library's default for
+     * a whole stream ({@link DedupConfig#DEFAULT_EXPECTED_ITEMS}) since there is a filter per host.
+     */
+    static final long DEFAULT_EXPECTED_URLS_PER_HOST = 100_000;
 
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
@@ -43,23 +49,51 @@ final class FrontierCommand implements Callable<Integer> {
     @Option(
             names = "--expected-items",
             paramLabel = "N",
-            description = "Distinct URLs expected per host (default 100000; filters grow past it).")
-    long expectedItems = 100_000;
+            description =
+                    "Distinct URLs expected per host (default ${DEFAULT-VALUE}; filters grow past"
+                            + " it).")
+    long expectedItems = DEFAULT_EXPECTED_URLS_PER_HOST;
 
-    @Option(names = "--fpp", paramLabel = "P", description = "False-positive rate. Default 0.01.")
-    double fpp = 0.01;
+    @Option(
+            names = "--fpp",
+            paramLabel = "P",
+            description = "False-positive rate. Default ${DEFAULT-VALUE}.")
+    double fpp = DedupConfig.DEFAULT_FPP;
 
     @Override
     public Integer call() throws Exception {
         io.validate("frontier");
-        DedupConfig config =
-                Commands.config(
-                        spec,
-                        () -> DedupConfig.builder().expectedItems(expectedItems).fpp(fpp).build());
+        DedupConfig config = config();
         StreamExecutionEnvironment env = io.environment(LocalMetrics.configuration(io.runId));
+        Outputs out = pipeline(io.source(env, "input"), config);
+        io.writeOutput(out.records());
+        io.writeRejected(out.rejected());
+        RunOptions.Run run = console.execute(spec, io, env, "bloomstream frontier");
+        if (!io.kafka()) {
+            Commands.summary(
+                    spec,
+                    console,
+                    run,
+                    "new URLs",
+                    io.output,
+                    DedupCommand.health(run, config, false, "URLs"));
+        }
+        return 0;
+    }
+
+    /** The filters of the flags: one per host. */
+    DedupConfig config() {
+        return Commands.config(
+                spec, () -> DedupConfig.builder().expectedItems(expectedItems).fpp(fpp).build());
+    }
+
+    /**
+     * The frontier job from input lines to its outputs: each normalized URL the first time it is
+     * seen, per host in arrival order, and the malformed lines, rejected.
+     */
+    public static Outputs pipeline(DataStream<String> lines, DedupConfig config) {
         SingleOutputStreamOperator<Parsed> urls =
-                io.source(env, "input")
-                        .process(new Rejects(FrontierCommand::normalize))
+                lines.process(new Rejects(FrontierCommand::normalize))
                         .returns(Parsed.TYPE)
                         .name("normalize")
                         .uid("normalize");
@@ -72,19 +106,7 @@ final class FrontierCommand implements Callable<Integer> {
                         .returns(Types.STRING)
                         .name("url")
                         .uid("url");
-        io.writeOutput(fresh);
-        io.writeRejected(urls.getSideOutput(Rejects.TAG));
-        RunOptions.Run run = console.execute(spec, io, env, "bloomstream frontier");
-        if (!io.kafka()) {
-            Commands.summary(
-                    spec,
-                    console,
-                    run,
-                    "new URLs",
-                    io.output,
-                    DedupCommand.health(run, config, false, "URLs"));
-        }
-        return 0;
+        return new Outputs(fresh, urls.getSideOutput(Rejects.TAG));
     }
 
     /** The normalized URL of a line, keyed by its host. */

@@ -1,7 +1,8 @@
-package io.bloomstream.jobs;
+package io.bloomstream.jobs.tools;
 
 import io.bloomstream.filter.FilterSpec;
 import io.bloomstream.filter.Sizing;
+import io.bloomstream.jobs.console.Bytes;
 import java.io.PrintWriter;
 import java.util.Locale;
 import java.util.concurrent.Callable;
@@ -16,7 +17,7 @@ import picocli.CommandLine.Option;
         description =
                 "Prints bits, hashes, bytes, bits per item and the theoretical rate (with the"
                         + " classic layout's), and what exact dedup in Flink state would cost.")
-final class PlanCommand implements Callable<Integer> {
+public final class PlanCommand implements Callable<Integer> {
 
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
@@ -38,8 +39,15 @@ final class PlanCommand implements Callable<Integer> {
             names = "--page-bits",
             paramLabel = "B",
             description =
-                    "Page size in bits (64..65536, power of two), 0 for classic, -1 for automatic"
-                            + " (default).")
+                    "Page size in bits ("
+                            + FilterSpec.MIN_PAGE_BITS
+                            + ".."
+                            + FilterSpec.MAX_PAGE_BITS
+                            + ", power of two), "
+                            + FilterSpec.CLASSIC
+                            + " for classic, "
+                            + FilterSpec.AUTO_PAGE_BITS
+                            + " for automatic (default).")
     int pageBits = FilterSpec.AUTO_PAGE_BITS;
 
     @Override
@@ -71,7 +79,7 @@ final class PlanCommand implements Callable<Integer> {
                 Locale.ROOT,
                 "bytes             %d (%s)%n",
                 Sizing.bytes(filter.bits()),
-                human(Sizing.bytes(filter.bits())));
+                Bytes.human(Sizing.bytes(filter.bits())));
         out.printf(
                 Locale.ROOT,
                 "bits per item     %.3f (classic formula %.3f, floor log2(1/p) %.3f)%n",
@@ -89,7 +97,7 @@ final class PlanCommand implements Callable<Integer> {
                 Locale.ROOT,
                 "exact dedup       %d bytes (%s) of Flink state, %.1fx the filter%n",
                 exact,
-                human(exact),
+                Bytes.human(exact),
                 (double) exact / Sizing.bytes(filter.bits()));
         out.printf(
                 Locale.ROOT,
@@ -107,15 +115,4 @@ final class PlanCommand implements Callable<Integer> {
      * benchmarks/RESULTS.md}, "Job level"). In-memory heap size was not measured.
      */
     static final double EXACT_DEDUP_BYTES_PER_ID = 19.0;
-
-    static String human(long bytes) {
-        String[] units = {"B", "KiB", "MiB", "GiB", "TiB"};
-        double v = bytes;
-        int u = 0;
-        while (v >= 1024 && u < units.length - 1) {
-            v /= 1024;
-            u++;
-        }
-        return String.format(Locale.ROOT, "%.2f %s", v, units[u]);
-    }
 }

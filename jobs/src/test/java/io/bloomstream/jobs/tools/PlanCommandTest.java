@@ -1,7 +1,8 @@
-package io.bloomstream.jobs;
+package io.bloomstream.jobs.tools;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.bloomstream.jobs.Main;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import org.junit.jupiter.api.Test;

@@ -1,4 +1,4 @@
-package io.bloomstream.jobs;
+package io.bloomstream.jobs.tools;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -7,6 +7,7 @@ import io.bloomstream.filter.FilterCodec;
 import io.bloomstream.filter.FilterFile;
 import io.bloomstream.filter.MembershipFilter;
 import io.bloomstream.filter.Normalization;
+import io.bloomstream.jobs.Cli;
 import io.bloomstream.jobs.testdata.GenerateTestDataCommand;
 import io.bloomstream.jobs.testdata.TestData;
 import java.nio.file.Files;

@@ -1,7 +1,11 @@
-package io.bloomstream.jobs;
+package io.bloomstream.jobs.stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.bloomstream.jobs.Cli;
+import io.bloomstream.jobs.Main;
+import io.bloomstream.jobs.console.LocalMetrics;
+import java.io.PrintWriter;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -15,14 +19,19 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.apache.flink.api.common.functions.MapFunction;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
 
 /**
  * Tests for {@code --web-ui}: a local dedup job with the web UI, whose job and bloomstream metrics
- * are read through Flink's REST API while it runs, then stopped through it. A map before the dedup
- * lets a known number of records through and holds the rest, so the job runs as long as the test
- * needs and the counters have known values.
+ * are read through Flink's REST API while it runs, then stopped through it. The test builds the
+ * command's job from its parsed flags with a map between the source and {@link
+ * DedupCommand#pipeline} that lets a known number of lines through and holds the rest, so the job
+ * runs as long as the test needs and the counters have known values.
  */
 class WebUiITCase {
 
@@ -36,22 +45,47 @@ class WebUiITCase {
     void servesTheRunningJobAndItsBloomMetricsThroughRestAndStopsOnCancel() throws Exception {
         Hold.SEEN.set(0);
         Cli cli = new Cli();
-        picocli.CommandLine cl = Main.commandLine();
-        DedupCommand dedup = cl.getSubcommands().get("dedup").getCommand();
-        dedup.tap = s -> s.map(new Hold()).returns(io.bloomstream.jobs.io.Parsed.TYPE);
-        cl.setOut(new java.io.PrintWriter(cli.out, true));
-        cl.setErr(new java.io.PrintWriter(cli.err, true));
-        CompletableFuture<Integer> status =
-                CompletableFuture.supplyAsync(
-                        () ->
-                                cl.execute(
+        CommandLine cl = Main.commandLine();
+        cl.setOut(new PrintWriter(cli.out, true));
+        cl.setErr(new PrintWriter(cli.err, true));
+        CommandLine dedupLine = cl.getSubcommands().get("dedup");
+        DedupCommand dedup =
+                (DedupCommand)
+                        cl.parseArgs(
                                         "dedup",
                                         "--input",
                                         Cli.testdata().resolve("dedup/ids.txt").toString(),
                                         "--output",
                                         tmp.resolve("out").toString(),
                                         "--web-ui",
-                                        "--quiet"));
+                                        "--quiet")
+                                .subcommand()
+                                .commandSpec()
+                                .userObject();
+        // The command's job with the hold between its source and the pipeline.
+        StreamExecutionEnvironment env =
+                dedup.io.environment(LocalMetrics.configuration(dedup.io.runId));
+        DedupCommand.Settings settings = dedup.settings();
+        Outputs out =
+                DedupCommand.pipeline(
+                        dedup.io.source(env, "input").map(new Hold()).returns(Types.STRING),
+                        settings);
+        dedup.io.writeOutput(out.records());
+        dedup.io.writeRejected(out.rejected());
+        CompletableFuture<Integer> status =
+                CompletableFuture.supplyAsync(
+                        () -> {
+                            try {
+                                dedup.console.execute(
+                                        dedupLine.getCommandSpec(),
+                                        dedup.io,
+                                        env,
+                                        "bloomstream dedup");
+                                return 0;
+                            } catch (Exception e) {
+                                return handle(cl, dedupLine, e);
+                            }
+                        });
         String base = "http://localhost:" + port(cli);
         String jobId = runningJob(base);
         Map<String, Object> job = get(base + "/jobs/" + jobId);
@@ -89,10 +123,17 @@ class WebUiITCase {
         assertThat(cli.err.toString()).contains("error: job failed: JobCancellationException");
     }
 
-    /** Lets the first {@link #LIMIT} records through, then holds the rest until cancelled. */
-    static final class Hold
-            implements org.apache.flink.api.common.functions.MapFunction<
-                    io.bloomstream.jobs.io.Parsed, io.bloomstream.jobs.io.Parsed> {
+    /** The exit status and message of a failed run, as the command line makes them. */
+    private static int handle(CommandLine cl, CommandLine dedupLine, Exception e) {
+        try {
+            return cl.getExecutionExceptionHandler().handleExecutionException(e, dedupLine, null);
+        } catch (Exception unexpected) {
+            throw new IllegalStateException(unexpected);
+        }
+    }
+
+    /** Lets the first {@link #LIMIT} lines through, then holds the rest until cancelled. */
+    static final class Hold implements MapFunction<String, String> {
         private static final long serialVersionUID = 1L;
         static final long LIMIT = 1000;
         static final java.util.concurrent.atomic.AtomicLong SEEN =
@@ -101,12 +142,11 @@ class WebUiITCase {
                 new java.util.concurrent.CountDownLatch(1);
 
         @Override
-        public io.bloomstream.jobs.io.Parsed map(io.bloomstream.jobs.io.Parsed p)
-                throws InterruptedException {
+        public String map(String line) throws InterruptedException {
             if (SEEN.incrementAndGet() > LIMIT) {
                 NEVER.await(); // until the cancellation interrupts the task
             }
-            return p;
+            return line;
         }
     }
 
@@ -174,7 +214,7 @@ class WebUiITCase {
             Thread.sleep(100);
             return 0;
         }
-        Map<String, Object> m = FilterHealthTest.json(body.substring(1, body.length() - 1));
+        Map<String, Object> m = Cli.json(body.substring(1, body.length() - 1));
         return ((Number) m.get("sum")).doubleValue();
     }
 
@@ -184,6 +224,6 @@ class WebUiITCase {
                         HttpRequest.newBuilder(URI.create(url)).build(),
                         HttpResponse.BodyHandlers.ofString());
         assertThat(r.statusCode()).as(url + ": " + r.body()).isEqualTo(200);
-        return FilterHealthTest.json(r.body());
+        return Cli.json(r.body());
     }
 }

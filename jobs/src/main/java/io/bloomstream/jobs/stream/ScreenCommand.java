@@ -1,4 +1,4 @@
-package io.bloomstream.jobs;
+package io.bloomstream.jobs.stream;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
@@ -50,7 +50,7 @@ import picocli.CommandLine.Option;
             "Live updates (add ENTRY | remove ENTRY | load VERSION PATH, one a line) come from"
                     + " --updates FILE or, with Kafka, --control-topic."
         })
-final class ScreenCommandLine implements Callable<Integer> {
+public final class ScreenCommand implements Callable<Integer> {
 
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
@@ -90,8 +90,8 @@ final class ScreenCommandLine implements Callable<Integer> {
             names = "--filter-version",
             paramLabel = "V",
             description =
-                    "Version of --filter (default 1). Restored from a savepoint, a job keeps the"
-                            + " version in force unless this is higher.")
+                    "Version of --filter (default ${DEFAULT-VALUE}). Restored from a savepoint, a"
+                            + " job keeps the version in force unless this is higher.")
     long filterVersion = ScreenConfig.DEFAULT_INITIAL_VERSION;
 
     @Option(
@@ -131,7 +131,8 @@ final class ScreenCommandLine implements Callable<Integer> {
                     spec.commandLine(), "--field needs --format json");
         }
         StreamExecutionEnvironment env = io.environment();
-        build(env);
+        Settings settings = settings();
+        write(pipeline(io.source(env, "input"), updateLines(env), settings));
         RunOptions.Run run = console.execute(spec, io, env, "bloomstream screen");
         if (!io.kafka()) {
             Commands.summary(
@@ -149,11 +150,27 @@ final class ScreenCommandLine implements Callable<Integer> {
         return 0;
     }
 
-    /** A hook between parsing and screening (tests inject failures here). */
-    java.util.function.UnaryOperator<DataStream<Parsed>> tap = s -> s;
+    /**
+     * What the screen pipeline needs, from the flags.
+     *
+     * @param parser reads the screened fields as the values (text: the line)
+     * @param config the filter file, its version, seed and normalization, and the fields
+     */
+    public record Settings(LineParser parser, ScreenConfig<Parsed> config) {}
 
-    /** Builds the job into {@code env} (flags already validated). */
-    void build(StreamExecutionEnvironment env) {
+    /**
+     * What the screen pipeline writes, for the caller's sinks.
+     *
+     * @param clean the records that matched no field, as they came in
+     * @param flagged the flagged records as JSON (the field, the value that matched, the record)
+     * @param rejected the rejected lines, records missing a screened field and bad update commands,
+     *     as JSON with the reason
+     */
+    public record Screened(
+            DataStream<String> clean, DataStream<String> flagged, DataStream<String> rejected) {}
+
+    /** The settings of the flags; the normalization is the file's unless --normalize is given. */
+    Settings settings() {
         Normalization normalization =
                 normalize != null
                         ? Commands.config(spec, () -> Normalization.parse(normalize))
@@ -172,27 +189,41 @@ final class ScreenCommandLine implements Callable<Integer> {
                 config.field(fields.get(i), p -> p.values[index]);
             }
         }
+        return new Settings(new LineParser(format, null, fields), config.build());
+    }
+
+    /**
+     * The screen job from input lines and update lines ({@code add ENTRY}, {@code remove ENTRY},
+     * {@code load VERSION PATH}; null for none) to its outputs. Counts the flagged records and
+     * those missing a field in accumulators for the summary.
+     */
+    public static Screened pipeline(
+            DataStream<String> lines, DataStream<String> updates, Settings settings) {
         SingleOutputStreamOperator<Parsed> parsed =
-                io.source(env, "input")
-                        .process(new Rejects(new LineParser(format, null, fields), false))
+                lines.process(new Rejects(settings.parser(), false))
                         .returns(Parsed.TYPE)
                         .name("parse")
                         .uid("parse");
-        SingleOutputStreamOperator<FilterUpdate> commands = commands(env);
+        SingleOutputStreamOperator<FilterUpdate> commands =
+                updates == null
+                        ? BloomScreen.noCommands(lines.getExecutionEnvironment())
+                        : updates.process(new ParseCommand())
+                                .returns(BloomScreen.commandType())
+                                .setParallelism(1)
+                                .name("parse-commands")
+                                .uid("parse-commands");
         SingleOutputStreamOperator<Parsed> clean =
-                BloomScreen.screen(tap.apply(parsed), commands, config.build());
-        io.writeOutput(clean.map(p -> p.raw).returns(Types.STRING).name("raw").uid("raw"));
-        clean.getSideOutput(BloomScreen.flaggedTag(Parsed.TYPE))
-                .map(ScreenCommandLine::flaggedJson)
-                .returns(Types.STRING)
-                .name("flagged-json")
-                .uid("flagged-json")
-                .map(new Tally<>("records-flagged"))
-                .name("tally-flagged")
-                .uid("tally-flagged")
-                .sinkTo(io.sink(flaggedOutput, flaggedTopic, "flagged"))
-                .name("flagged")
-                .uid("flagged");
+                BloomScreen.screen(parsed, commands, settings.config());
+        DataStream<String> raw = clean.map(p -> p.raw).returns(Types.STRING).name("raw").uid("raw");
+        DataStream<String> flagged =
+                clean.getSideOutput(BloomScreen.flaggedTag(Parsed.TYPE))
+                        .map(ScreenCommand::flaggedJson)
+                        .returns(Types.STRING)
+                        .name("flagged-json")
+                        .uid("flagged-json")
+                        .map(new Tally<>("records-flagged"))
+                        .name("tally-flagged")
+                        .uid("tally-flagged");
         DataStream<String> rejected =
                 parsed.getSideOutput(Rejects.TAG)
                         .union(
@@ -205,35 +236,39 @@ final class ScreenCommandLine implements Callable<Integer> {
                                         .name("tally-missing")
                                         .uid("tally-missing"),
                                 commands.getSideOutput(Rejects.TAG));
-        io.writeRejected(rejected);
+        return new Screened(raw, flagged, rejected);
     }
 
-    private SingleOutputStreamOperator<FilterUpdate> commands(StreamExecutionEnvironment env) {
-        DataStream<String> lines;
+    /** Writes the outputs to the flags' sinks. */
+    void write(Screened out) {
+        io.writeOutput(out.clean());
+        out.flagged()
+                .sinkTo(io.sink(flaggedOutput, flaggedTopic, "flagged"))
+                .name("flagged")
+                .uid("flagged");
+        io.writeRejected(out.rejected());
+    }
+
+    /** The update lines of --control-topic or --updates, else null. */
+    DataStream<String> updateLines(StreamExecutionEnvironment env) {
         if (controlTopic != null) {
             IoOptions control = new IoOptions();
             control.bootstrapServers = io.bootstrapServers;
             control.inputTopic = controlTopic;
             control.groupId = io.groupId + "-control";
             control.bounded = io.bounded;
-            lines = control.source(env, "commands");
-        } else if (updates != null) {
-            lines =
-                    env.fromSource(
-                                    FileSource.forRecordStreamFormat(
-                                                    new Utf8LineFormat(), new Path(updates))
-                                            .build(),
-                                    WatermarkStrategy.noWatermarks(),
-                                    "commands")
-                            .uid("commands");
-        } else {
-            return BloomScreen.noCommands(env);
+            return control.source(env, "commands");
         }
-        return lines.process(new ParseCommand())
-                .returns(BloomScreen.commandType())
-                .setParallelism(1)
-                .name("parse-commands")
-                .uid("parse-commands");
+        if (updates != null) {
+            return env.fromSource(
+                            FileSource.forRecordStreamFormat(
+                                            new Utf8LineFormat(), new Path(updates))
+                                    .build(),
+                            WatermarkStrategy.noWatermarks(),
+                            "commands")
+                    .uid("commands");
+        }
+        return null;
     }
 
     /** Parses commands; a bad one goes to the rejected output, never stops the job. */

@@ -1,4 +1,4 @@
-package io.bloomstream.jobs;
+package io.bloomstream.jobs.stream;
 
 import io.bloomstream.flink.IdSelector;
 import io.bloomstream.flink.TimeDomain;
@@ -14,6 +14,7 @@ import io.bloomstream.jobs.io.Rejects;
 import io.bloomstream.jobs.io.Tally;
 import java.time.Duration;
 import java.util.concurrent.Callable;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
@@ -33,7 +34,7 @@ import picocli.CommandLine.Option;
             "Text input: the line is the id. JSON lines: --id-field, and --key-field for one"
                     + " filter per key (else one filter over the whole stream)."
         })
-final class DedupCommand implements Callable<Integer> {
+public final class DedupCommand implements Callable<Integer> {
 
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
@@ -44,11 +45,15 @@ final class DedupCommand implements Callable<Integer> {
     @Option(
             names = "--expected-items",
             paramLabel = "N",
-            description = "Distinct ids expected (per key with --key-field). Default 1000000.")
-    long expectedItems = 1_000_000;
+            description =
+                    "Distinct ids expected (per key with --key-field). Default ${DEFAULT-VALUE}.")
+    long expectedItems = DedupConfig.DEFAULT_EXPECTED_ITEMS;
 
-    @Option(names = "--fpp", paramLabel = "P", description = "False-positive rate. Default 0.01.")
-    double fpp = 0.01;
+    @Option(
+            names = "--fpp",
+            paramLabel = "P",
+            description = "False-positive rate. Default ${DEFAULT-VALUE}.")
+    double fpp = DedupConfig.DEFAULT_FPP;
 
     @Mixin RecordFormat records;
 
@@ -80,14 +85,32 @@ final class DedupCommand implements Callable<Integer> {
             converter = IoOptions.DurationConverter.class)
     Duration maxOutOfOrderness = Duration.ZERO;
 
-    /** A hook between parsing and dedup (tests inject failures here). */
-    java.util.function.UnaryOperator<DataStream<Parsed>> tap = s -> s;
+    /**
+     * What the dedup pipeline needs, from the flags.
+     *
+     * @param parser reads the id as the first value (and, with a time field, the time as the
+     *     second)
+     * @param perKey one filter per key (the parser reads a key) instead of one over the stream
+     * @param config the filters
+     * @param timeField the event time field, or null for none
+     * @param watermarks the input source's watermarks: none without a time field, else trailing the
+     *     newest event time by {@code --max-out-of-orderness}
+     */
+    public record Settings(
+            LineParser parser,
+            boolean perKey,
+            DedupConfig config,
+            String timeField,
+            WatermarkStrategy<String> watermarks) {}
 
     @Override
     public Integer call() throws Exception {
         io.validate("dedup");
         StreamExecutionEnvironment env = io.environment(LocalMetrics.configuration(io.runId));
-        DedupConfig config = build(env);
+        Settings settings = settings();
+        Outputs out = pipeline(io.source(env, "input", settings.watermarks()), settings);
+        io.writeOutput(out.records());
+        io.writeRejected(out.rejected());
         RunOptions.Run run = console.execute(spec, io, env, "bloomstream dedup");
         if (!io.kafka()) {
             Commands.summary(
@@ -96,7 +119,7 @@ final class DedupCommand implements Callable<Integer> {
                     run,
                     "first occurrences",
                     io.output,
-                    health(run, config, !records.keyed(), "ids"));
+                    health(run, settings.config(), !settings.perKey(), "ids"));
         }
         return 0;
     }
@@ -113,8 +136,8 @@ final class DedupCommand implements Callable<Integer> {
         return health;
     }
 
-    /** Builds the job into {@code env} (flags already validated); returns the dedup's config. */
-    DedupConfig build(StreamExecutionEnvironment env) {
+    /** The settings of the flags, checked: a bad combination is a usage error. */
+    Settings settings() {
         if (timeField != null && retention == null) {
             throw new CommandLine.ParameterException(
                     spec.commandLine(), "--time-field needs --retention (event-time retention)");
@@ -144,25 +167,38 @@ final class DedupCommand implements Callable<Integer> {
                             }
                             return b.build();
                         });
-        DataStream<String> lines =
+        return new Settings(
+                parser,
+                records.keyed(),
+                config,
+                timeField,
                 timeField == null
-                        ? io.source(env, "input")
-                        : io.source(
-                                env,
-                                "input",
-                                EventTimes.watermarks(
-                                        records.format, timeField, maxOutOfOrderness));
+                        ? WatermarkStrategy.noWatermarks()
+                        : EventTimes.watermarks(records.format, timeField, maxOutOfOrderness));
+    }
+
+    /**
+     * The dedup job from input lines to its outputs: the first occurrence of each id, as the line
+     * it came in, and the rejected lines: unparsable, without an id and, with a time field, without
+     * a readable time or behind the watermark. With a time field, {@code lines} carry the
+     * timestamps and watermarks of {@link Settings#watermarks()} (assigned in the source, so per
+     * split).
+     */
+    public static Outputs pipeline(DataStream<String> lines, Settings settings) {
+        String timeField = settings.timeField();
         SingleOutputStreamOperator<Parsed> parsed =
                 lines.process(
                                 timeField == null
-                                        ? new Rejects(parser, true)
-                                        : new Rejects(EventTimes.parser(parser, timeField)))
+                                        ? new Rejects(settings.parser(), true)
+                                        : new Rejects(
+                                                EventTimes.parser(settings.parser(), timeField)))
                         .returns(Parsed.TYPE)
                         .name("parse")
                         .uid("parse");
         SingleOutputStreamOperator<Parsed> firsts =
-                pipeline(tap.apply(parsed), records.keyed(), config);
-        io.writeOutput(firsts.map(p -> p.raw).returns(Types.STRING).name("raw").uid("raw"));
+                dedup(parsed, settings.perKey(), settings.config());
+        DataStream<String> records =
+                firsts.map(p -> p.raw).returns(Types.STRING).name("raw").uid("raw");
         DataStream<String> rejected = parsed.getSideOutput(Rejects.TAG);
         if (timeField != null) {
             rejected =
@@ -177,12 +213,11 @@ final class DedupCommand implements Callable<Integer> {
                                     .name("late")
                                     .uid("late"));
         }
-        io.writeRejected(rejected);
-        return config;
+        return new Outputs(records, rejected);
     }
 
     /** First occurrences of {@code values[0]}, per key or over the whole stream. */
-    static SingleOutputStreamOperator<Parsed> pipeline(
+    private static SingleOutputStreamOperator<Parsed> dedup(
             DataStream<Parsed> parsed, boolean perKey, DedupConfig config) {
         IdSelector<Parsed> id = IdSelector.ofString(p -> p.values[0]);
         return perKey

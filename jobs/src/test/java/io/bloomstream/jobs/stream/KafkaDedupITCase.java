@@ -1,8 +1,8 @@
-package io.bloomstream.jobs;
+package io.bloomstream.jobs.stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.bloomstream.jobs.io.Parsed;
+import io.bloomstream.jobs.KafkaBroker;
 import io.bloomstream.testing.FailOnce;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -10,7 +10,9 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.function.UnaryOperator;
 import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -82,9 +84,8 @@ class KafkaDedupITCase {
                 Double.toString(FPP)
             };
             // Run 1: consume the first half, then stop with a savepoint.
-            DedupCommand run1 = KafkaJobs.command(args);
             StreamExecutionEnvironment env1 = KafkaJobs.environment(null);
-            run1.build(env1);
+            dedup(env1, args, lines -> lines);
             JobClient job1 = env1.executeAsync("dedup-1");
             KafkaJobs.await(
                     job1, "first half consumed", () -> consumedAll(kafka, "dedup-it", "events"));
@@ -95,10 +96,8 @@ class KafkaDedupITCase {
             // Run 2: restore; once a checkpoint completed, send the rest, fail once after 500
             // records, recover from the checkpoint, and stop again when all is consumed.
             FailOnce.reset(true);
-            DedupCommand run2 = KafkaJobs.command(args);
-            run2.tap = s -> s.map(new FailOnce<Parsed>(500)).returns(Parsed.TYPE);
             StreamExecutionEnvironment env2 = KafkaJobs.environment(savepoint);
-            run2.build(env2);
+            dedup(env2, args, KafkaJobs.failOnce(500));
             JobClient job2 = env2.executeAsync("dedup-2");
             KafkaJobs.await(job2, "a checkpoint", FailOnce.CHECKPOINTED::get);
             kafka.produce("events", second);
@@ -134,6 +133,24 @@ class KafkaDedupITCase {
             assertThat(dlq.stream().filter(d -> d.contains("not JSON"))).hasSize(5);
             assertThat(dlq.stream().filter(d -> d.contains("missing field 'id'"))).hasSize(5);
         }
+    }
+
+    /**
+     * The dedup job of {@code args} into {@code env}: the command's Kafka source, {@code between},
+     * {@link DedupCommand#pipeline} with the command's settings, and its Kafka sinks.
+     */
+    static void dedup(
+            StreamExecutionEnvironment env,
+            String[] args,
+            UnaryOperator<DataStream<String>> between) {
+        DedupCommand command = KafkaJobs.command(args);
+        DedupCommand.Settings settings = command.settings();
+        Outputs out =
+                DedupCommand.pipeline(
+                        between.apply(command.io.source(env, "input", settings.watermarks())),
+                        settings);
+        command.io.writeOutput(out.records());
+        command.io.writeRejected(out.rejected());
     }
 
     /** Whether the group's committed offsets (committed at checkpoints) reached the end. */
