@@ -153,10 +153,7 @@ public final class CountConfig implements Serializable {
 
         /** Virtual keys of a global count, 1 to 2^20 (default 1024). */
         public Builder shards(int shards) {
-            if (shards < 1 || shards > (1 << 20)) {
-                throw new IllegalArgumentException("shards must be in [1, 2^20], was " + shards);
-            }
-            this.shards = shards;
+            this.shards = Shards.check(shards);
             return this;
         }
 
@@ -219,19 +216,10 @@ public final class CountConfig implements Serializable {
         public CountConfig build() {
             // The smallest filter it may serve: a shard's share of a global count; a per-key
             // count checks the whole expectedItems when the operator is added.
-            long share = Shards.itemsPerShard(filter.expectedItems(), shards);
             filter.checkFits(
-                    share,
+                    Shards.itemsPerShard(filter.expectedItems(), shards),
                     filter.fpp(),
-                    "each of the "
-                            + shards
-                            + " shards of a global count (expectedItems "
-                            + filter.expectedItems()
-                            + " / "
-                            + shards
-                            + " plus headroom = "
-                            + share
-                            + " ids)");
+                    Shards.describe(filter.expectedItems(), shards, "a global count"));
             return new CountConfig(this);
         }
     }

@@ -195,15 +195,7 @@ public final class DedupConfig implements Serializable {
     void checkFits(long itemsPerKey, boolean global) {
         String what =
                 global
-                        ? "each of the "
-                                + shards
-                                + " shards of global mode (expectedItems "
-                                + expectedItems()
-                                + " / "
-                                + shards
-                                + " plus headroom = "
-                                + itemsPerKey
-                                + " ids)"
+                        ? Shards.describe(expectedItems(), shards, "global mode")
                         : "one key (expectedItems " + itemsPerKey + ")";
         try {
             sizing.checkFits(generationItems(itemsPerKey), fpp() / generations(), what);
@@ -385,10 +377,7 @@ public final class DedupConfig implements Serializable {
 
         /** Virtual keys of global mode, 1 to 2^20 (default 1024). */
         public Builder shards(int shards) {
-            if (shards < 1 || shards > (1 << 20)) {
-                throw new IllegalArgumentException("shards must be in [1, 2^20], was " + shards);
-            }
-            this.shards = shards;
+            this.shards = Shards.check(shards);
             return this;
         }
 

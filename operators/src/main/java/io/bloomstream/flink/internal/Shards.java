@@ -13,7 +13,37 @@ import org.apache.flink.api.java.functions.KeySelector;
 @Internal
 public final class Shards {
 
+    /** The most shards: 2^20. */
+    public static final int MAX_SHARDS = 1 << 20;
+
     private Shards() {}
+
+    /**
+     * Checks a shard count.
+     *
+     * @throws IllegalArgumentException unless it is in [1, 2^20]
+     */
+    public static int check(int shards) {
+        if (shards < 1 || shards > MAX_SHARDS) {
+            throw new IllegalArgumentException("shards must be in [1, 2^20], was " + shards);
+        }
+        return shards;
+    }
+
+    /** A shard's filter, as messages name it: "each of the 1024 shards of global mode (...)". */
+    public static String describe(long expectedItems, int shards, String mode) {
+        return "each of the "
+                + shards
+                + " shards of "
+                + mode
+                + " (expectedItems "
+                + expectedItems
+                + " / "
+                + shards
+                + " plus headroom = "
+                + itemsPerShard(expectedItems, shards)
+                + " ids)";
+    }
 
     /**
      * The capacity of each shard's filter for {@code expectedItems} ids over {@code shards} shards:
