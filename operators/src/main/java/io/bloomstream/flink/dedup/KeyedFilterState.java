@@ -2,7 +2,6 @@ package io.bloomstream.flink.dedup;
 
 import io.bloomstream.filter.FilterSpec;
 import io.bloomstream.filter.Hasher;
-import io.bloomstream.filter.Pages;
 import io.bloomstream.flink.FilterSizing;
 import io.bloomstream.flink.state.FilterMeta;
 import io.bloomstream.flink.state.GenerationPolicy;
@@ -51,7 +50,6 @@ public final class KeyedFilterState {
     private final ValueState<FilterMeta> metaState;
     private final MapState<Long, long[]> pages;
     private final DedupMetrics metrics;
-    private final long[] scratch = new long[io.bloomstream.filter.Sizing.MAX_HASHES];
     private final int domain;
     private final GenerationPolicy generations;
     private final int metaCacheKeys;
@@ -70,6 +68,9 @@ public final class KeyedFilterState {
 
     /** The write-back cache, or null to read and write state on every event. */
     private final KeyCache cache;
+
+    /** Reads and writes the current key's pages, through the cache when it holds them. */
+    private final PageAccess pageAccess;
 
     /** The cache entry of the key of the current call (with {@link #cache}). */
     private KeyCache.Entry entry;
@@ -101,6 +102,7 @@ public final class KeyedFilterState {
                 keys == null || config.cacheBytes() == 0
                         ? null
                         : new KeyCache(config.cacheBytes(), keys, metaState, pages);
+        this.pageAccess = new PageAccess(cache, pages);
         this.metaCacheKeys = metaCacheKeys;
         this.run = run;
         this.config = config;
@@ -182,47 +184,6 @@ public final class KeyedFilterState {
             metaState.update(meta.copy());
         }
         return meta;
-    }
-
-    /**
-     * Page {@code page} of (slot, stage) of the current key, or null if absent. With the cache the
-     * array is shared: never mutate it (see {@link #writablePage}).
-     */
-    private long[] readPage(int slot, int stage, FilterSpec spec, long page) throws Exception {
-        if (!cached(spec)) {
-            return pages.get(StateLayout.pageKey(slot, stage, page));
-        }
-        int n = (int) spec.pages();
-        long[] words = cache.page(entry, slot, stage, n, (int) page);
-        if (words == null) {
-            words = pages.get(StateLayout.pageKey(slot, stage, page));
-            cache.loaded(entry, slot, stage, n, (int) page, words);
-        }
-        return words == KeyCache.ABSENT ? null : words;
-    }
-
-    /** Whether the current key's pages of a stage of this shape go through the cache. */
-    private boolean cached(FilterSpec spec) {
-        return entry != null && spec.pages() <= KeyCache.MAX_STAGE_PAGES;
-    }
-
-    /**
-     * Adds (h1, h2) to a page ({@code read} is the page as {@link #readPage} returned it): with the
-     * cache in an owned array that goes to state at the next flush, otherwise written at once.
-     */
-    private void addToPage(
-            int slot, int stage, FilterSpec spec, long page, long[] read, long h1, long h2)
-            throws Exception {
-        if (!cached(spec)) {
-            long[] words = read == null ? new long[Pages.words(spec)] : read;
-            Pages.add(spec, words, h1, h2, scratch);
-            pages.put(StateLayout.pageKey(slot, stage, page), words);
-            return;
-        }
-        long[] words =
-                cache.writable(
-                        entry, slot, stage, (int) spec.pages(), (int) page, Pages.words(spec));
-        Pages.add(spec, words, h1, h2, scratch);
     }
 
     /**
@@ -341,8 +302,8 @@ public final class KeyedFilterState {
             for (int i = slotStages.size() - 1; i >= 0; i--) {
                 FilterMeta.Stage st = slotStages.get(i);
                 FilterSpec spec = st.spec(hasher);
-                long[] words = readPage(s, i, spec, spec.page(h1));
-                if (words != null && Pages.mightContain(spec, words, h1, h2, scratch)) {
+                long[] words = pageAccess.read(entry, s, i, spec, spec.page(h1));
+                if (words != null && pageAccess.mightContain(spec, words, h1, h2)) {
                     metrics.observe(st.itemsAdded, st.bits, st.hashes, stagesSeen);
                     if (dirty) {
                         writeMeta(key, meta);
@@ -378,12 +339,13 @@ public final class KeyedFilterState {
         int stageIndex = stages.size() - 1;
         FilterSpec spec = current.spec(hasher);
         long page = spec.page(h1);
-        long[] words = targetRead ? targetWords : readPage(target, stageIndex, spec, page);
+        long[] words =
+                targetRead ? targetWords : pageAccess.read(entry, target, stageIndex, spec, page);
         if (words == null) {
             current.pageCreated();
             metrics.pagesAllocated(1);
         }
-        addToPage(target, stageIndex, spec, page, words, h1, h2);
+        pageAccess.add(entry, target, stageIndex, spec, page, words, h1, h2);
         current.itemsAdded++;
         if (current.itemsAdded == current.capacity + 1
                 && config.growth() == FilterSizing.Growth.FIXED) {
