@@ -9,6 +9,7 @@ import io.bloomstream.flink.count.CountConfig;
 import io.bloomstream.flink.count.CountEstimate;
 import io.bloomstream.jobs.console.FilterHealth;
 import io.bloomstream.jobs.console.RunOptions;
+import io.bloomstream.jobs.io.Counts;
 import io.bloomstream.jobs.io.IoOptions;
 import io.bloomstream.jobs.io.LineParser;
 import io.bloomstream.jobs.io.Parsed;
@@ -57,6 +58,7 @@ public final class CountCommand implements Callable<Integer> {
 
     @Option(
             names = "--expected-items",
+            converter = Counts.Converter.class,
             paramLabel = "N",
             description =
                     "Distinct items expected per key (default ${DEFAULT-VALUE}; it grows past it).")

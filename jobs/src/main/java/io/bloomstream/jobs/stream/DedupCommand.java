@@ -7,6 +7,7 @@ import io.bloomstream.flink.dedup.DedupConfig;
 import io.bloomstream.jobs.console.FilterHealth;
 import io.bloomstream.jobs.console.LocalMetrics;
 import io.bloomstream.jobs.console.RunOptions;
+import io.bloomstream.jobs.io.Counts;
 import io.bloomstream.jobs.io.IoOptions;
 import io.bloomstream.jobs.io.LineParser;
 import io.bloomstream.jobs.io.Parsed;
@@ -44,6 +45,7 @@ public final class DedupCommand implements Callable<Integer> {
 
     @Option(
             names = "--expected-items",
+            converter = Counts.Converter.class,
             paramLabel = "N",
             description =
                     "Distinct ids expected (per key with --key-field). Default ${DEFAULT-VALUE}.")

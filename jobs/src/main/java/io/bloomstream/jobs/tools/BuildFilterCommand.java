@@ -9,6 +9,7 @@ import io.bloomstream.filter.MembershipFilter;
 import io.bloomstream.filter.Normalization;
 import io.bloomstream.filter.Sizing;
 import io.bloomstream.jobs.console.Bytes;
+import io.bloomstream.jobs.io.Counts;
 import java.io.BufferedOutputStream;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -81,13 +82,19 @@ public final class BuildFilterCommand implements Callable<Integer> {
 
         @Option(
                 names = "--expected-items",
+                converter = Counts.Converter.class,
                 paramLabel = "N",
                 description = "Entries to size for (default: counted in a first pass).")
         Long expectedItems;
     }
 
     static final class Explicit {
-        @Option(names = "--bits", required = true, paramLabel = "M", description = "Bits (m).")
+        @Option(
+                names = "--bits",
+                converter = Counts.Converter.class,
+                required = true,
+                paramLabel = "M",
+                description = "Bits (m).")
         long bits;
 
         @Option(names = "--hashes", required = true, paramLabel = "K", description = "Hashes (k).")

@@ -3,6 +3,7 @@ package io.bloomstream.jobs.tools;
 import io.bloomstream.filter.FilterSpec;
 import io.bloomstream.filter.Sizing;
 import io.bloomstream.jobs.console.Bytes;
+import io.bloomstream.jobs.io.Counts;
 import java.io.PrintWriter;
 import java.util.Locale;
 import java.util.concurrent.Callable;
@@ -23,6 +24,7 @@ public final class PlanCommand implements Callable<Integer> {
 
     @Option(
             names = "--expected-items",
+            converter = Counts.Converter.class,
             required = true,
             paramLabel = "N",
             description = "Distinct items the filter must hold.")
