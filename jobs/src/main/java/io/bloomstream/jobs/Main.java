@@ -1,5 +1,6 @@
 package io.bloomstream.jobs;
 
+import io.bloomstream.jobs.console.FileErrors;
 import io.bloomstream.jobs.console.JobFailedException;
 import io.bloomstream.jobs.console.Progress;
 import io.bloomstream.jobs.console.RunOptions;
@@ -67,7 +68,7 @@ public final class Main implements Runnable, RunOptions.TerminalAware {
         cl.setCaseInsensitiveEnumValuesAllowed(true);
         cl.setExecutionExceptionHandler(
                 (e, commandLine, parseResult) -> {
-                    commandLine.getErr().println("error: " + e.getMessage());
+                    commandLine.getErr().println("error: " + FileErrors.describe(e));
                     if (e instanceof JobFailedException) {
                         // the root cause in one line; the stack traces are in Flink's log
                         var log = ((JobFailedException) e).logFile;

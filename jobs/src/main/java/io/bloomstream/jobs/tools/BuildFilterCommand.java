@@ -9,6 +9,7 @@ import io.bloomstream.filter.MembershipFilter;
 import io.bloomstream.filter.Normalization;
 import io.bloomstream.filter.Sizing;
 import io.bloomstream.jobs.console.Bytes;
+import io.bloomstream.jobs.console.FileErrors;
 import io.bloomstream.jobs.io.Counts;
 import java.io.BufferedOutputStream;
 import java.io.BufferedReader;
@@ -139,9 +140,15 @@ public final class BuildFilterCommand implements Callable<Integer> {
     @Override
     public Integer call() throws IOException {
         Normalization normalization = parse(() -> Normalization.parse(normalize));
-        if (!Files.isRegularFile(input)) {
+        String unreadable = FileErrors.unreadable(input);
+        if (unreadable != null) {
             throw new CommandLine.ParameterException(
-                    spec.commandLine(), "--input " + input + ": no such file");
+                    spec.commandLine(), "--input " + input + ": " + unreadable);
+        }
+        String unwritable = FileErrors.unwritable(output);
+        if (unwritable != null) {
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(), "--output " + output + ": " + unwritable);
         }
         long[] counts = {0, 0}; // usable, skipped
         FilterSpec filterSpec;
@@ -190,7 +197,7 @@ public final class BuildFilterCommand implements Callable<Integer> {
         scan(normalization, filter, counts);
         Path parent = output.toAbsolutePath().getParent();
         Files.createDirectories(parent);
-        Path tmp = Files.createTempFile(parent, ".build-filter-", ".tmp");
+        Path tmp = newTempFile(parent);
         try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(tmp), 1 << 16)) {
             FilterCodec.write(filter, normalization, out);
         } catch (IOException | RuntimeException e) {
@@ -227,6 +234,27 @@ public final class BuildFilterCommand implements Callable<Integer> {
                         filterSpec.bits(), filterSpec.hashes(), filter.itemsAdded()));
         out.flush();
         return 0;
+    }
+
+    /**
+     * A new empty file in {@code dir} for the output before its atomic rename, created with the
+     * usual permissions (the umask's, as any file the user writes: a TaskManager running as another
+     * user must read it), not {@link Files#createTempFile}'s owner-only 0600.
+     */
+    static Path newTempFile(Path dir) throws IOException {
+        java.util.Random random = new java.security.SecureRandom();
+        for (int attempt = 0; ; attempt++) {
+            Path p =
+                    dir.resolve(
+                            ".build-filter-" + Long.toUnsignedString(random.nextLong()) + ".tmp");
+            try {
+                return Files.createFile(p);
+            } catch (java.nio.file.FileAlreadyExistsException e) {
+                if (attempt >= 100) {
+                    throw e;
+                }
+            }
+        }
     }
 
     /** Reads the list once; adds each usable entry to {@code filter} if given, else counts. */

@@ -3,6 +3,7 @@ package io.bloomstream.jobs.tools;
 import io.bloomstream.filter.FilterFile;
 import io.bloomstream.filter.MembershipFilter;
 import io.bloomstream.filter.Normalization;
+import io.bloomstream.jobs.console.FileErrors;
 import java.io.BufferedReader;
 import java.io.BufferedWriter;
 import java.io.IOException;
@@ -43,9 +44,15 @@ public final class QueryCommand implements Callable<Integer> {
     @Override
     public Integer call() throws IOException {
         FilterFile file = FilterFiles.read(filter);
-        if (!Files.isRegularFile(input)) {
+        String unreadable = FileErrors.unreadable(input);
+        if (unreadable != null) {
             throw new CommandLine.ParameterException(
-                    spec.commandLine(), "--input " + input + ": no such file");
+                    spec.commandLine(), "--input " + input + ": " + unreadable);
+        }
+        String unwritable = output == null ? null : FileErrors.unwritable(output);
+        if (unwritable != null) {
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(), "--output " + output + ": " + unwritable);
         }
         Normalization normalization =
                 file.normalization() == null ? Normalization.NONE : file.normalization();
