@@ -10,6 +10,7 @@ import io.bloomstream.filter.Normalization;
 import io.bloomstream.filter.Sizing;
 import io.bloomstream.jobs.console.Bytes;
 import io.bloomstream.jobs.console.FileErrors;
+import io.bloomstream.jobs.console.JsonObjects;
 import io.bloomstream.jobs.io.Counts;
 import java.io.BufferedOutputStream;
 import java.io.BufferedReader;
@@ -20,7 +21,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.util.LinkedHashMap;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.ArgGroup;
@@ -137,6 +140,9 @@ public final class BuildFilterCommand implements Callable<Integer> {
     @Option(names = "--seed", paramLabel = "S", description = "XXH3 seed (default the library's).")
     long seed = Hasher.DEFAULT_SEED;
 
+    @Option(names = "--json", description = "One JSON object instead of text.")
+    boolean json;
+
     @Override
     public Integer call() throws IOException {
         Normalization normalization = parse(() -> Normalization.parse(normalize));
@@ -208,6 +214,30 @@ public final class BuildFilterCommand implements Callable<Integer> {
                 tmp, output, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
         long bytes = Files.size(output);
         PrintWriter out = spec.commandLine().getOut();
+        if (json) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("output", output.toString());
+            m.put("type", counting ? "counting" : "bloom");
+            m.put("normalization", normalization.toString());
+            m.put("entries_added", counts[0]);
+            m.put("lines_skipped", counts[1]);
+            m.put("estimated_items", filter.estimate().estimate());
+            m.put("bits", filterSpec.bits());
+            m.put("hashes", filterSpec.hashes());
+            m.put(
+                    "layout",
+                    filterSpec.isClassic() ? "classic" : filterSpec.pageBits() + "-bit pages");
+            m.put("bytes", bytes);
+            m.put("bits_per_entry", Sizing.bitsPerItem(filterSpec.bits(), Math.max(1, counts[0])));
+            m.put("items_added", filter.itemsAdded());
+            m.put("expected_fpp", filter.expectedFpp());
+            m.put(
+                    "classic_layout_fpp",
+                    Sizing.falsePositiveRate(
+                            filterSpec.bits(), filterSpec.hashes(), filter.itemsAdded()));
+            JsonObjects.print(out, m);
+            return 0;
+        }
         out.printf(Locale.ROOT, "wrote             %s%n", output);
         out.printf(Locale.ROOT, "type              %s%n", counting ? "counting" : "bloom");
         out.printf(Locale.ROOT, "normalization     %s%n", normalization);
