@@ -1,6 +1,8 @@
 package io.bloomstream.jobs;
 
+import io.bloomstream.jobs.console.FileErrors;
 import io.bloomstream.jobs.console.JobFailedException;
+import io.bloomstream.jobs.console.JsonObjects;
 import io.bloomstream.jobs.console.Progress;
 import io.bloomstream.jobs.console.RunOptions;
 import io.bloomstream.jobs.sql.SqlCommand;
@@ -67,22 +69,50 @@ public final class Main implements Runnable, RunOptions.TerminalAware {
         cl.setCaseInsensitiveEnumValuesAllowed(true);
         cl.setExecutionExceptionHandler(
                 (e, commandLine, parseResult) -> {
-                    commandLine.getErr().println("error: " + e.getMessage());
+                    String error = FileErrors.describe(e);
+                    commandLine.getErr().println("error: " + error);
+                    java.nio.file.Path log = null;
                     if (e instanceof JobFailedException) {
                         // the root cause in one line; the stack traces are in Flink's log
-                        var log = ((JobFailedException) e).logFile;
+                        log = ((JobFailedException) e).logFile;
                         if (log != null) {
                             commandLine.getErr().println("Flink's log: " + log);
                         }
-                        return 1;
-                    }
-                    if (!(e instanceof java.io.IOException)
+                    } else if (!(e instanceof java.io.IOException)
                             && !(e instanceof IllegalArgumentException)) {
                         e.printStackTrace(commandLine.getErr());
                     }
+                    commandLine.getErr().flush();
+                    if (wantsJson(parseResult)) {
+                        JsonObjects.failure(
+                                commandLine.getOut(), commandLine.getCommandName(), error, log, 1);
+                    }
                     return 1;
                 });
+        CommandLine.IParameterExceptionHandler usage = cl.getParameterExceptionHandler();
+        cl.setParameterExceptionHandler(
+                (e, args) -> {
+                    int status = usage.handleParseException(e, args);
+                    if (java.util.Arrays.asList(args).contains("--json")) {
+                        JsonObjects.failure(
+                                e.getCommandLine().getOut(),
+                                e.getCommandLine().getCommandName(),
+                                e.getMessage(),
+                                null,
+                                status);
+                    }
+                    return status;
+                });
         return cl;
+    }
+
+    /** Whether the command that ran (the deepest subcommand) was given {@code --json}. */
+    private static boolean wantsJson(CommandLine.ParseResult parseResult) {
+        CommandLine.ParseResult p = parseResult;
+        while (p != null && p.hasSubcommand()) {
+            p = p.subcommand();
+        }
+        return p != null && p.hasMatchedOption("--json");
     }
 
     /** Whether stderr is a terminal: only under {@link #main}, if it is one. */

@@ -86,15 +86,7 @@ public final class FilterHealth {
             high = Math.max(high, bytes);
         }
         long stateBytes = f.pages * high;
-        String note =
-                low == high
-                        ? String.format(Locale.ROOT, "%,d pages of %,d bytes", f.pages, low)
-                        : String.format(
-                                Locale.ROOT,
-                                "at most: %,d pages of %,d to %,d bytes",
-                                f.pages,
-                                low,
-                                high);
+        String note = pagesNote(f.pages, low, high);
         long suggestion = -1;
         String warning = null;
         if (global && !config.hasRetention()) {
@@ -162,15 +154,18 @@ public final class FilterHealth {
 
     /**
      * The health of a count from its estimates: the fullest filter's counted fill and its rate, the
-     * most stages, the bits of the final records summed, and a warning when a key's estimated
-     * distinct count passed the expected items.
+     * most stages, the state pages allocated (as for dedup: from the operator's {@code
+     * bloomAllocatedPages}, -1 if unknown) of {@code pageBytesLow} to {@code pageBytesHigh} bytes
+     * each, and a warning when a key's estimated distinct count passed the expected items.
      */
     public static FilterHealth count(
             String operator,
             double fullestFill,
             double fullestFpp,
             int stages,
-            long finalBits,
+            long pages,
+            long pageBytesLow,
+            long pageBytesHigh,
             double largestEstimate,
             double largestUpper,
             long expectedItems,
@@ -197,8 +192,8 @@ public final class FilterHealth {
                 fullestFpp,
                 fpp,
                 stages,
-                (finalBits + 7) / 8,
-                "the final filters' bits",
+                pages < 0 ? -1 : pages * pageBytesHigh,
+                pages < 0 ? "unknown" : pagesNote(pages, pageBytesLow, pageBytesHigh),
                 suggestion,
                 warning);
     }
@@ -246,8 +241,19 @@ public final class FilterHealth {
                 warning);
     }
 
+    /**
+     * How the state was obtained: {@code pages} pages of {@code low} to {@code high} bytes (the
+     * state is then at most pages times high).
+     */
+    private static String pagesNote(long pages, long low, long high) {
+        return low == high
+                ? String.format(Locale.ROOT, "%,d pages of %,d bytes", pages, low)
+                : String.format(
+                        Locale.ROOT, "at most: %,d pages of %,d to %,d bytes", pages, low, high);
+    }
+
     /** The bytes of one state page of a stage: a classic stage is one page of all its bits. */
-    static long pageBytes(FilterSpec spec) {
+    public static long pageBytes(FilterSpec spec) {
         return spec.isClassic() ? (spec.bits() + 63) / 64 * 8 : spec.pageBits() / 8;
     }
 

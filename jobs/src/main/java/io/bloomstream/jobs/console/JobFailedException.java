@@ -31,7 +31,10 @@ public final class JobFailedException extends Exception {
         while (root.getCause() != null && seen.add(root)) {
             root = root.getCause();
         }
-        String message = root.getMessage();
+        String message =
+                root instanceof java.nio.file.FileSystemException
+                        ? FileErrors.describe(root)
+                        : root.getMessage();
         String first = message == null ? "" : message.strip().split("\\R", 2)[0];
         return root.getClass().getSimpleName() + (first.isEmpty() ? "" : ": " + first);
     }

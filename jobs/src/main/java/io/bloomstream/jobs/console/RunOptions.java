@@ -50,7 +50,8 @@ public final class RunOptions {
     @Option(
             names = "--json",
             description =
-                    "Print the summary, with the filter health, as one JSON object on stdout.")
+                    "Print the summary, with the filter health, as one JSON object on stdout; on"
+                            + " failure, one with the error and Flink's log file.")
     public boolean json;
 
     @Option(

@@ -15,6 +15,7 @@ import org.apache.flink.connector.kafka.source.KafkaSource;
 import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
 import org.apache.flink.core.fs.Path;
 import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.DataStreamSource;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.filesystem.OutputFileConfig;
 import org.apache.flink.streaming.api.functions.sink.filesystem.bucketassigners.BasePathBucketAssigner;
@@ -125,7 +126,7 @@ public final class IoOptions {
      * The input with event time: {@code watermarks} runs in the source, so watermarks are per split
      * (file or partition), not per reader, and do not depend on the order splits are read.
      */
-    public DataStream<String> source(
+    public DataStreamSource<String> source(
             StreamExecutionEnvironment env, String name, WatermarkStrategy<String> watermarks) {
         if (kafka()) {
             var builder =
@@ -144,13 +145,17 @@ public final class IoOptions {
             if (bounded) {
                 builder.setBounded(OffsetsInitializer.latest());
             }
-            return env.fromSource(builder.build(), watermarks, name).uid(name);
+            DataStreamSource<String> kafka = env.fromSource(builder.build(), watermarks, name);
+            kafka.uid(name);
+            return kafka;
         }
         FileSource<String> files =
                 FileSource.forRecordStreamFormat(
                                 new Utf8LineFormat(execution.local ? runId : null), new Path(input))
                         .build();
-        return env.fromSource(files, watermarks, name).uid(name);
+        DataStreamSource<String> source = env.fromSource(files, watermarks, name);
+        source.uid(name);
+        return source;
     }
 
     /** Counts the main output (accumulator {@link Tally#OUT}) and writes it. */

@@ -113,6 +113,43 @@ final class Commands {
         out.flush();
     }
 
+    /**
+     * Why two output directories would mix their files, or null if they do not: the same directory,
+     * or one inside the other (a reader of the outer one, such as the file source, reads the inner
+     * one's files too; the rejected output {@code OUTPUT/_rejected} is inside {@code OUTPUT}).
+     * Local paths are compared absolute and normalized, other URIs as written, normalized.
+     */
+    static String overlap(String output, String other) {
+        java.net.URI a = uri(output);
+        java.net.URI b = uri(other);
+        if (a.equals(b)) {
+            return "are the same directory";
+        }
+        if (inside(b, a)) {
+            return "overlap (the second is inside the first)";
+        }
+        if (inside(a, b)) {
+            return "overlap (the first is inside the second)";
+        }
+        return null;
+    }
+
+    private static boolean inside(java.net.URI inner, java.net.URI outer) {
+        String o = outer.toString();
+        return inner.toString().startsWith(o.endsWith("/") ? o : o + "/");
+    }
+
+    private static java.net.URI uri(String dir) {
+        java.net.URI u = new org.apache.flink.core.fs.Path(dir).toUri();
+        if (u.getScheme() == null || "file".equals(u.getScheme())) {
+            u = java.nio.file.Path.of(u.getPath()).toAbsolutePath().normalize().toUri();
+        } else {
+            u = u.normalize();
+        }
+        String s = u.toString();
+        return java.net.URI.create(s.endsWith("/") ? s.substring(0, s.length() - 1) : s);
+    }
+
     /** Builds a config, turning a bad argument into a usage error. */
     static <T> T config(CommandLine.Model.CommandSpec spec, Supplier<T> build) {
         try {

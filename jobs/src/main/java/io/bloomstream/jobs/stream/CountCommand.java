@@ -7,8 +7,11 @@ import io.bloomstream.flink.IdSelector;
 import io.bloomstream.flink.count.BloomCount;
 import io.bloomstream.flink.count.CountConfig;
 import io.bloomstream.flink.count.CountEstimate;
+import io.bloomstream.flink.internal.Shards;
 import io.bloomstream.jobs.console.FilterHealth;
+import io.bloomstream.jobs.console.LocalMetrics;
 import io.bloomstream.jobs.console.RunOptions;
+import io.bloomstream.jobs.io.Counts;
 import io.bloomstream.jobs.io.IoOptions;
 import io.bloomstream.jobs.io.LineParser;
 import io.bloomstream.jobs.io.Parsed;
@@ -22,7 +25,6 @@ import java.util.concurrent.Callable;
 import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.api.common.accumulators.DoubleMaximum;
 import org.apache.flink.api.common.accumulators.IntMaximum;
-import org.apache.flink.api.common.accumulators.LongCounter;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.functions.RichMapFunction;
 import org.apache.flink.api.common.typeinfo.Types;
@@ -57,6 +59,7 @@ public final class CountCommand implements Callable<Integer> {
 
     @Option(
             names = "--expected-items",
+            converter = Counts.Converter.class,
             paramLabel = "N",
             description =
                     "Distinct items expected per key (default ${DEFAULT-VALUE}; it grows past it).")
@@ -98,7 +101,7 @@ public final class CountCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         io.validate("count");
         Settings settings = settings();
-        StreamExecutionEnvironment env = io.environment();
+        StreamExecutionEnvironment env = io.environment(LocalMetrics.configuration(io.runId));
         Outputs out = pipeline(io.source(env, "input"), settings);
         io.writeOutput(out.records());
         io.writeRejected(out.rejected());
@@ -110,7 +113,7 @@ public final class CountCommand implements Callable<Integer> {
                     run,
                     "estimates",
                     io.output,
-                    List.of(health(run, settings.config())));
+                    List.of(health(run, settings.config(), settings.perKey())));
         }
         return 0;
     }
@@ -170,15 +173,43 @@ public final class CountCommand implements Callable<Integer> {
         return new Outputs(json, parsed.getSideOutput(Rejects.TAG));
     }
 
-    /** The health of the count from the accumulators of {@link HealthTally}. */
-    static FilterHealth health(RunOptions.Run run, CountConfig config) {
+    /**
+     * The health of the count from the accumulators of {@link HealthTally}, and its state from the
+     * pages the operator allocated ({@code bloomAllocatedPages}, summed over its subtasks), each of
+     * its stages' page size.
+     */
+    static FilterHealth health(RunOptions.Run run, CountConfig config, boolean perKey) {
         JobExecutionResult r = run.result;
+        int stages = (int) number(r, HealthTally.STAGES);
+        long pages = -1;
+        if (run.metrics != null) {
+            pages = 0;
+            for (LocalMetrics.DedupFigures f : run.metrics.dedupOperators()) {
+                if (f.operator.equals(BloomCount.DEFAULT_UID)) {
+                    pages += f.pages;
+                }
+            }
+        }
+        FilterSizing sizing = config.filter();
+        long items =
+                perKey
+                        ? sizing.expectedItems()
+                        : Shards.itemsPerShard(sizing.expectedItems(), config.shards());
+        long low = Long.MAX_VALUE;
+        long high = 0;
+        for (int i = 0; i < Math.max(1, stages); i++) {
+            long bytes = FilterHealth.pageBytes(sizing.stageSpec(items, sizing.fpp(), i));
+            low = Math.min(low, bytes);
+            high = Math.max(high, bytes);
+        }
         return FilterHealth.count(
                 BloomCount.DEFAULT_UID,
                 number(r, HealthTally.FILL),
                 number(r, HealthTally.FPP),
-                (int) number(r, HealthTally.STAGES),
-                (long) number(r, HealthTally.FINAL_BITS),
+                stages,
+                pages,
+                low,
+                high,
                 number(r, HealthTally.ESTIMATE),
                 number(r, HealthTally.UPPER),
                 config.filter().expectedItems(),
@@ -192,21 +223,18 @@ public final class CountCommand implements Callable<Integer> {
 
     /**
      * Passes estimates through and keeps, in accumulators, the fullest filter's fill ratio and its
-     * rate fill^k, the most stages, and of the final records the bits and the largest estimate and
-     * upper bound.
+     * rate fill^k, the most stages, and of the final records the largest estimate and upper bound.
      */
     static final class HealthTally extends RichMapFunction<CountEstimate, CountEstimate> {
         private static final long serialVersionUID = 1L;
         static final String FILL = "health-fill";
         static final String FPP = "health-fpp";
         static final String STAGES = "health-stages";
-        static final String FINAL_BITS = "health-final-bits";
         static final String ESTIMATE = "health-estimate";
         static final String UPPER = "health-upper";
         private transient DoubleMaximum fill;
         private transient DoubleMaximum fpp;
         private transient IntMaximum stages;
-        private transient LongCounter finalBits;
         private transient DoubleMaximum estimate;
         private transient DoubleMaximum upper;
 
@@ -215,13 +243,11 @@ public final class CountCommand implements Callable<Integer> {
             fill = new DoubleMaximum(0);
             fpp = new DoubleMaximum(0);
             stages = new IntMaximum(0);
-            finalBits = new LongCounter();
             estimate = new DoubleMaximum(0);
             upper = new DoubleMaximum(0);
             getRuntimeContext().addAccumulator(FILL, fill);
             getRuntimeContext().addAccumulator(FPP, fpp);
             getRuntimeContext().addAccumulator(STAGES, stages);
-            getRuntimeContext().addAccumulator(FINAL_BITS, finalBits);
             getRuntimeContext().addAccumulator(ESTIMATE, estimate);
             getRuntimeContext().addAccumulator(UPPER, upper);
         }
@@ -232,7 +258,6 @@ public final class CountCommand implements Callable<Integer> {
             fpp.add(Math.pow(e.fillRatio, e.hashes));
             stages.add(e.stages);
             if (e.isFinal) {
-                finalBits.add(e.bits);
                 // a saturated filter has no estimate: count it as past any capacity
                 estimate.add(e.saturated ? Double.MAX_VALUE : e.estimate);
                 upper.add(e.saturated ? 2.0 * e.bits : e.upper);

@@ -7,6 +7,7 @@ import io.bloomstream.flink.dedup.DedupConfig;
 import io.bloomstream.jobs.console.FilterHealth;
 import io.bloomstream.jobs.console.LocalMetrics;
 import io.bloomstream.jobs.console.RunOptions;
+import io.bloomstream.jobs.io.Counts;
 import io.bloomstream.jobs.io.IoOptions;
 import io.bloomstream.jobs.io.LineParser;
 import io.bloomstream.jobs.io.Parsed;
@@ -44,6 +45,7 @@ public final class DedupCommand implements Callable<Integer> {
 
     @Option(
             names = "--expected-items",
+            converter = Counts.Converter.class,
             paramLabel = "N",
             description =
                     "Distinct ids expected (per key with --key-field). Default ${DEFAULT-VALUE}.")
@@ -72,8 +74,9 @@ public final class DedupCommand implements Callable<Integer> {
             description =
                     "JSON: the event time field (epoch milliseconds, or ISO-8601 such as"
                             + " 2026-11-23T10:15:30Z); turns --retention to event time. Events"
-                            + " without it, and events later than the watermark, go to"
-                            + " _rejected with the reason.")
+                            + " without it, and late events (at or before the watermark: more"
+                            + " than --max-out-of-orderness older than the newest time read"
+                            + " before them), go to _rejected with the reason.")
     String timeField;
 
     @Option(
@@ -94,7 +97,8 @@ public final class DedupCommand implements Callable<Integer> {
      * @param config the filters
      * @param timeField the event time field, or null for none
      * @param watermarks the input source's watermarks: none without a time field, else trailing the
-     *     newest event time by {@code --max-out-of-orderness}
+     *     newest event time by {@code --max-out-of-orderness}; for files one after each record that
+     *     moves it, so that a file's late events are the same on every run
      */
     public record Settings(
             LineParser parser,
@@ -108,7 +112,14 @@ public final class DedupCommand implements Callable<Integer> {
         io.validate("dedup");
         StreamExecutionEnvironment env = io.environment(LocalMetrics.configuration(io.runId));
         Settings settings = settings();
-        Outputs out = pipeline(io.source(env, "input", settings.watermarks()), settings);
+        var input = io.source(env, "input", settings.watermarks());
+        if (settings.timeField() != null && !io.kafka()) {
+            // one reader, its files one after another: each dedup subtask then sees the records
+            // and watermarks of one channel in the files' order, and lateness does not depend on
+            // which reader got ahead (the parse step runs at the source's parallelism, chained)
+            input.setParallelism(1);
+        }
+        Outputs out = pipeline(input, settings);
         io.writeOutput(out.records());
         io.writeRejected(out.rejected());
         RunOptions.Run run = console.execute(spec, io, env, "bloomstream dedup");
@@ -174,7 +185,8 @@ public final class DedupCommand implements Callable<Integer> {
                 timeField,
                 timeField == null
                         ? WatermarkStrategy.noWatermarks()
-                        : EventTimes.watermarks(records.format, timeField, maxOutOfOrderness));
+                        : EventTimes.watermarks(
+                                records.format, timeField, maxOutOfOrderness, !io.kafka()));
     }
 
     /**
@@ -195,6 +207,10 @@ public final class DedupCommand implements Callable<Integer> {
                         .returns(Parsed.TYPE)
                         .name("parse")
                         .uid("parse");
+        if (timeField != null) {
+            // forward from the source, records and watermarks in the order the source emits them
+            parsed.setParallelism(lines.getParallelism());
+        }
         SingleOutputStreamOperator<Parsed> firsts =
                 dedup(parsed, settings.perKey(), settings.config());
         DataStream<String> records =

@@ -6,6 +6,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.format.DateTimeParseException;
+import org.apache.flink.api.common.eventtime.Watermark;
+import org.apache.flink.api.common.eventtime.WatermarkGenerator;
+import org.apache.flink.api.common.eventtime.WatermarkOutput;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 
 /**
@@ -65,20 +68,67 @@ final class EventTimes {
     /**
      * Timestamps read from the raw line's time field (lines without a readable one get none that
      * counts: they are rejected by the parser after the source), watermarks {@code
-     * maxOutOfOrderness} behind the newest time of each split.
+     * maxOutOfOrderness} behind the newest time of each split (newest - bound - 1 ms, so an event
+     * more than the bound behind it is late).
+     *
+     * @param afterEachRecord emit the watermark after each record (files: every run of the same
+     *     file judges the same events late), instead of periodically (Kafka: an unbounded stream,
+     *     where lateness is a matter of arrival anyway)
      */
     static WatermarkStrategy<String> watermarks(
-            LineParser.Format format, String timeField, Duration maxOutOfOrderness) {
+            LineParser.Format format,
+            String timeField,
+            Duration maxOutOfOrderness,
+            boolean afterEachRecord) {
         LineParser time = new LineParser(format, null, java.util.List.of(timeField));
-        return WatermarkStrategy.<String>forBoundedOutOfOrderness(maxOutOfOrderness)
-                .withTimestampAssigner(
-                        (line, previous) -> {
-                            try {
-                                String value = time.parse(line).values[0];
-                                return value == null ? Long.MIN_VALUE : parseTime(value, timeField);
-                            } catch (LineParser.BadRecord e) {
-                                return Long.MIN_VALUE;
-                            }
-                        });
+        WatermarkStrategy<String> strategy =
+                afterEachRecord
+                        ? WatermarkStrategy.forGenerator(
+                                ctx -> new AfterEachRecord(maxOutOfOrderness.toMillis()))
+                        : WatermarkStrategy.<String>forBoundedOutOfOrderness(maxOutOfOrderness);
+        return strategy.withTimestampAssigner(
+                (line, previous) -> {
+                    try {
+                        String value = time.parse(line).values[0];
+                        return value == null ? Long.MIN_VALUE : parseTime(value, timeField);
+                    } catch (LineParser.BadRecord e) {
+                        return Long.MIN_VALUE;
+                    }
+                });
+    }
+
+    /**
+     * A watermark {@code bound} behind the newest timestamp, emitted after each record that moves
+     * it: the records and watermarks of a file then follow the file's order, so whether an event is
+     * late depends on the lines before it alone, not on when a periodic watermark happens to fire.
+     * Records without a timestamp ({@code Long.MIN_VALUE}) leave it where it is.
+     */
+    static final class AfterEachRecord implements WatermarkGenerator<String> {
+        private final long bound;
+        private long newest = Long.MIN_VALUE;
+        private long emitted = Long.MIN_VALUE;
+
+        AfterEachRecord(long bound) {
+            this.bound = bound;
+        }
+
+        @Override
+        public void onEvent(String event, long timestamp, WatermarkOutput output) {
+            if (timestamp == Long.MIN_VALUE || timestamp <= newest) {
+                return;
+            }
+            newest = timestamp;
+            long watermark =
+                    newest < Long.MIN_VALUE + bound + 1 ? Long.MIN_VALUE : newest - bound - 1;
+            if (watermark > emitted) {
+                emitted = watermark;
+                output.emitWatermark(new Watermark(watermark));
+            }
+        }
+
+        @Override
+        public void onPeriodicEmit(WatermarkOutput output) {
+            // every watermark is emitted with its record
+        }
     }
 }

@@ -5,6 +5,7 @@ import io.bloomstream.flink.dedup.BloomDedup;
 import io.bloomstream.flink.dedup.DedupConfig;
 import io.bloomstream.jobs.console.LocalMetrics;
 import io.bloomstream.jobs.console.RunOptions;
+import io.bloomstream.jobs.io.Counts;
 import io.bloomstream.jobs.io.IoOptions;
 import io.bloomstream.jobs.io.LineParser;
 import io.bloomstream.jobs.io.Parsed;
@@ -48,6 +49,7 @@ public final class FrontierCommand implements Callable<Integer> {
 
     @Option(
             names = "--expected-items",
+            converter = Counts.Converter.class,
             paramLabel = "N",
             description =
                     "Distinct URLs expected per host (default ${DEFAULT-VALUE}; filters grow past"

@@ -114,6 +114,21 @@ public final class ScreenCommand implements Callable<Integer> {
                     spec.commandLine(),
                     io.kafka() ? "--flagged-topic is required" : "--flagged-output is required");
         }
+        if (!io.kafka()) {
+            String clash = Commands.overlap(io.output, flaggedOutput);
+            if (clash != null) {
+                throw new CommandLine.ParameterException(
+                        spec.commandLine(),
+                        "--output "
+                                + io.output
+                                + " and --flagged-output "
+                                + flaggedOutput
+                                + " "
+                                + clash
+                                + ": the clean and flagged records would mix; give two separate"
+                                + " directories");
+            }
+        }
         if (format == LineParser.Format.JSON && fields.isEmpty()) {
             throw new CommandLine.ParameterException(
                     spec.commandLine(), "--format json needs --field");

@@ -9,6 +9,9 @@ import io.bloomstream.filter.MembershipFilter;
 import io.bloomstream.filter.Normalization;
 import io.bloomstream.filter.Sizing;
 import io.bloomstream.jobs.console.Bytes;
+import io.bloomstream.jobs.console.FileErrors;
+import io.bloomstream.jobs.console.JsonObjects;
+import io.bloomstream.jobs.io.Counts;
 import java.io.BufferedOutputStream;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -18,7 +21,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.util.LinkedHashMap;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.ArgGroup;
@@ -81,13 +86,19 @@ public final class BuildFilterCommand implements Callable<Integer> {
 
         @Option(
                 names = "--expected-items",
+                converter = Counts.Converter.class,
                 paramLabel = "N",
                 description = "Entries to size for (default: counted in a first pass).")
         Long expectedItems;
     }
 
     static final class Explicit {
-        @Option(names = "--bits", required = true, paramLabel = "M", description = "Bits (m).")
+        @Option(
+                names = "--bits",
+                converter = Counts.Converter.class,
+                required = true,
+                paramLabel = "M",
+                description = "Bits (m).")
         long bits;
 
         @Option(names = "--hashes", required = true, paramLabel = "K", description = "Hashes (k).")
@@ -129,12 +140,21 @@ public final class BuildFilterCommand implements Callable<Integer> {
     @Option(names = "--seed", paramLabel = "S", description = "XXH3 seed (default the library's).")
     long seed = Hasher.DEFAULT_SEED;
 
+    @Option(names = "--json", description = "One JSON object instead of text.")
+    boolean json;
+
     @Override
     public Integer call() throws IOException {
         Normalization normalization = parse(() -> Normalization.parse(normalize));
-        if (!Files.isRegularFile(input)) {
+        String unreadable = FileErrors.unreadable(input);
+        if (unreadable != null) {
             throw new CommandLine.ParameterException(
-                    spec.commandLine(), "--input " + input + ": no such file");
+                    spec.commandLine(), "--input " + input + ": " + unreadable);
+        }
+        String unwritable = FileErrors.unwritable(output);
+        if (unwritable != null) {
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(), "--output " + output + ": " + unwritable);
         }
         long[] counts = {0, 0}; // usable, skipped
         FilterSpec filterSpec;
@@ -183,7 +203,7 @@ public final class BuildFilterCommand implements Callable<Integer> {
         scan(normalization, filter, counts);
         Path parent = output.toAbsolutePath().getParent();
         Files.createDirectories(parent);
-        Path tmp = Files.createTempFile(parent, ".build-filter-", ".tmp");
+        Path tmp = newTempFile(parent);
         try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(tmp), 1 << 16)) {
             FilterCodec.write(filter, normalization, out);
         } catch (IOException | RuntimeException e) {
@@ -194,6 +214,30 @@ public final class BuildFilterCommand implements Callable<Integer> {
                 tmp, output, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
         long bytes = Files.size(output);
         PrintWriter out = spec.commandLine().getOut();
+        if (json) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("output", output.toString());
+            m.put("type", counting ? "counting" : "bloom");
+            m.put("normalization", normalization.toString());
+            m.put("entries_added", counts[0]);
+            m.put("lines_skipped", counts[1]);
+            m.put("estimated_items", filter.estimate().estimate());
+            m.put("bits", filterSpec.bits());
+            m.put("hashes", filterSpec.hashes());
+            m.put(
+                    "layout",
+                    filterSpec.isClassic() ? "classic" : filterSpec.pageBits() + "-bit pages");
+            m.put("bytes", bytes);
+            m.put("bits_per_entry", Sizing.bitsPerItem(filterSpec.bits(), Math.max(1, counts[0])));
+            m.put("items_added", filter.itemsAdded());
+            m.put("expected_fpp", filter.expectedFpp());
+            m.put(
+                    "classic_layout_fpp",
+                    Sizing.falsePositiveRate(
+                            filterSpec.bits(), filterSpec.hashes(), filter.itemsAdded()));
+            JsonObjects.print(out, m);
+            return 0;
+        }
         out.printf(Locale.ROOT, "wrote             %s%n", output);
         out.printf(Locale.ROOT, "type              %s%n", counting ? "counting" : "bloom");
         out.printf(Locale.ROOT, "normalization     %s%n", normalization);
@@ -220,6 +264,27 @@ public final class BuildFilterCommand implements Callable<Integer> {
                         filterSpec.bits(), filterSpec.hashes(), filter.itemsAdded()));
         out.flush();
         return 0;
+    }
+
+    /**
+     * A new empty file in {@code dir} for the output before its atomic rename, created with the
+     * usual permissions (the umask's, as any file the user writes: a TaskManager running as another
+     * user must read it), not {@link Files#createTempFile}'s owner-only 0600.
+     */
+    static Path newTempFile(Path dir) throws IOException {
+        java.util.Random random = new java.security.SecureRandom();
+        for (int attempt = 0; ; attempt++) {
+            Path p =
+                    dir.resolve(
+                            ".build-filter-" + Long.toUnsignedString(random.nextLong()) + ".tmp");
+            try {
+                return Files.createFile(p);
+            } catch (java.nio.file.FileAlreadyExistsException e) {
+                if (attempt >= 100) {
+                    throw e;
+                }
+            }
+        }
     }
 
     /** Reads the list once; adds each usable entry to {@code filter} if given, else counts. */

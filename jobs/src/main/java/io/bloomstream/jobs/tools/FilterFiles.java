@@ -3,6 +3,7 @@ package io.bloomstream.jobs.tools;
 import io.bloomstream.filter.FilterCodec;
 import io.bloomstream.filter.FilterFile;
 import io.bloomstream.filter.FilterFormatException;
+import io.bloomstream.jobs.console.FileErrors;
 import java.io.BufferedInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -15,8 +16,9 @@ final class FilterFiles {
     private FilterFiles() {}
 
     static FilterFile read(Path file) throws IOException {
-        if (!Files.isRegularFile(file)) {
-            throw new IOException(file + ": no such file");
+        String unreadable = FileErrors.unreadable(file);
+        if (unreadable != null) {
+            throw new IOException(file + ": " + unreadable);
         }
         try (InputStream in = new BufferedInputStream(Files.newInputStream(file), 1 << 16)) {
             return FilterCodec.readFile(in, Files.size(file), null);

@@ -3,8 +3,12 @@ package io.bloomstream.jobs.tools;
 import io.bloomstream.filter.FilterSpec;
 import io.bloomstream.filter.Sizing;
 import io.bloomstream.jobs.console.Bytes;
+import io.bloomstream.jobs.console.JsonObjects;
+import io.bloomstream.jobs.io.Counts;
 import java.io.PrintWriter;
+import java.util.LinkedHashMap;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -23,6 +27,7 @@ public final class PlanCommand implements Callable<Integer> {
 
     @Option(
             names = "--expected-items",
+            converter = Counts.Converter.class,
             required = true,
             paramLabel = "N",
             description = "Distinct items the filter must hold.")
@@ -50,6 +55,9 @@ public final class PlanCommand implements Callable<Integer> {
                             + " for automatic (default).")
     int pageBits = FilterSpec.AUTO_PAGE_BITS;
 
+    @Option(names = "--json", description = "One JSON object instead of text.")
+    boolean json;
+
     @Override
     public Integer call() {
         FilterSpec filter;
@@ -64,7 +72,29 @@ public final class PlanCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }
         long classicBits = Sizing.optimalBits(expectedItems, fpp);
+        long exact = Math.round(EXACT_DEDUP_BYTES_PER_ID * expectedItems);
         PrintWriter out = spec.commandLine().getOut();
+        if (json) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("expected_items", expectedItems);
+            m.put("target_fpp", fpp);
+            m.put("layout", filter.isClassic() ? "classic" : filter.pageBits() + "-bit pages");
+            m.put("page_bits", filter.isClassic() ? null : filter.pageBits());
+            m.put("pages", filter.pages());
+            m.put("bits", filter.bits());
+            m.put("hashes", filter.hashes());
+            m.put("bytes", Sizing.bytes(filter.bits()));
+            m.put("bits_per_item", Sizing.bitsPerItem(filter.bits(), expectedItems));
+            m.put("classic_bits_per_item", Sizing.bitsPerItem(classicBits, expectedItems));
+            m.put("lower_bound_bits_per_item", Sizing.lowerBoundBitsPerItem(fpp));
+            m.put("theoretical_fpp", filter.expectedFpp(expectedItems));
+            m.put(
+                    "classic_layout_fpp",
+                    Sizing.falsePositiveRate(filter.bits(), filter.hashes(), expectedItems));
+            m.put("exact_dedup_bytes", exact);
+            JsonObjects.print(out, m);
+            return 0;
+        }
         out.printf(Locale.ROOT, "expected items    %d%n", expectedItems);
         out.printf(Locale.ROOT, "target fpp        %s%n", fpp);
         out.printf(
@@ -92,7 +122,6 @@ public final class PlanCommand implements Callable<Integer> {
                 filter.expectedFpp(expectedItems),
                 expectedItems,
                 Sizing.falsePositiveRate(filter.bits(), filter.hashes(), expectedItems));
-        long exact = Math.round(EXACT_DEDUP_BYTES_PER_ID * expectedItems);
         out.printf(
                 Locale.ROOT,
                 "exact dedup       %d bytes (%s) of Flink state, %.1fx the filter%n",

@@ -3,6 +3,8 @@ package io.bloomstream.jobs.tools;
 import io.bloomstream.filter.FilterFile;
 import io.bloomstream.filter.MembershipFilter;
 import io.bloomstream.filter.Normalization;
+import io.bloomstream.jobs.console.FileErrors;
+import io.bloomstream.jobs.console.JsonObjects;
 import java.io.BufferedReader;
 import java.io.BufferedWriter;
 import java.io.IOException;
@@ -11,7 +13,9 @@ import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -40,12 +44,29 @@ public final class QueryCommand implements Callable<Integer> {
     @Option(names = "--output", paramLabel = "FILE", description = "Default: stdout.")
     Path output;
 
+    @Option(
+            names = "--json",
+            description =
+                    "The summary as one JSON object on stdout (needs --output for the lines).")
+    boolean json;
+
     @Override
     public Integer call() throws IOException {
-        FilterFile file = FilterFiles.read(filter);
-        if (!Files.isRegularFile(input)) {
+        if (json && output == null) {
             throw new CommandLine.ParameterException(
-                    spec.commandLine(), "--input " + input + ": no such file");
+                    spec.commandLine(),
+                    "--json prints the summary on stdout: give --output for the lines");
+        }
+        FilterFile file = FilterFiles.read(filter);
+        String unreadable = FileErrors.unreadable(input);
+        if (unreadable != null) {
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(), "--input " + input + ": " + unreadable);
+        }
+        String unwritable = output == null ? null : FileErrors.unwritable(output);
+        if (unwritable != null) {
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(), "--output " + output + ": " + unwritable);
         }
         Normalization normalization =
                 file.normalization() == null ? Normalization.NONE : file.normalization();
@@ -69,6 +90,19 @@ public final class QueryCommand implements Callable<Integer> {
                     unusable = counts[2];
                 }
             }
+        }
+        if (json) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("filter", filter.toString());
+            m.put("input", input.toString());
+            m.put("output", output.toString());
+            m.put("lines", lines);
+            m.put("might_be_in_filter", matched);
+            m.put("unusable", unusable);
+            m.put("normalization", normalization.toString());
+            m.put("expected_fpp", f.expectedFpp());
+            JsonObjects.print(spec.commandLine().getOut(), m);
+            return 0;
         }
         PrintWriter err = spec.commandLine().getErr();
         err.printf(

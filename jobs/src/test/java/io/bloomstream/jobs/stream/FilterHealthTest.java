@@ -170,6 +170,33 @@ class FilterHealthTest {
     }
 
     @Test
+    void aCountReportsTheStatePagesItAllocatedNotItsNominalSize() throws Exception {
+        // Four ids over a global count sized for 10^9: 1024 shards of about 976,563 ids each, a
+        // nominal 1.1 GiB of filters, of which four pages at most were ever written.
+        Path in = tmp.resolve("four.txt");
+        java.nio.file.Files.write(in, List.of("a", "b", "c", "d"));
+        Map<String, Object> f =
+                filter(
+                        run(
+                                "count",
+                                "--input",
+                                in.toString(),
+                                "--expected-items",
+                                "1000000000",
+                                "--output",
+                                tmp.resolve("out").toString()));
+        String note = (String) f.get("state_note");
+        java.util.regex.Matcher m =
+                java.util.regex.Pattern.compile("([0-9,]+) pages of ([0-9,]+) bytes").matcher(note);
+        assertThat(m.matches()).as(note).isTrue();
+        long pages = Long.parseLong(m.group(1).replace(",", ""));
+        long pageBytes = Long.parseLong(m.group(2).replace(",", ""));
+        assertThat(pages).isBetween(1L, 4L);
+        assertThat(f.get("state_bytes")).isEqualTo(pages * pageBytes);
+        assertThat((Long) f.get("state_bytes")).isLessThan(1L << 20);
+    }
+
+    @Test
     void aRightSizedCountHasNoWarning() throws Exception {
         Map<String, Object> f =
                 filter(

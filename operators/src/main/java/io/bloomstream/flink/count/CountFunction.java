@@ -43,6 +43,12 @@ public class CountFunction<K, T> extends KeyedProcessFunction<K, T, CountEstimat
     /** See {@link #META_STATE}. */
     public static final String PAGES_STATE = "bloom-count-pages";
 
+    /**
+     * Metric (gauge): the state pages this subtask created since it started, less those it freed
+     * (the name of dedup's gauge of the same meaning; a restored key's pages are not counted).
+     */
+    public static final String ALLOCATED_PAGES = "bloomAllocatedPages";
+
     /** See {@link #META_STATE}. */
     public static final String EMITTED_STATE = "bloom-count-emitted";
 
@@ -107,6 +113,10 @@ public class CountFunction<K, T> extends KeyedProcessFunction<K, T, CountEstimat
                 getRuntimeContext()
                         .getState(new ValueStateDescriptor<>(NEXT_STATE, LongSerializer.INSTANCE));
         rejectedCount = getRuntimeContext().getMetricGroup().counter(REJECTED);
+        CountState counted = state;
+        getRuntimeContext()
+                .getMetricGroup()
+                .gauge(ALLOCATED_PAGES, (org.apache.flink.metrics.Gauge<Long>) counted::pagesHeld);
         rejectLog = new RejectLog(LOG, REJECTED);
         eventTimes = new EventTimes(LOG, "Bloom count on event time");
     }

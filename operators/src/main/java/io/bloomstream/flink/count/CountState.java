@@ -29,6 +29,7 @@ final class CountState {
 
     private final FilterSizing sizing;
     private final StageShapes shapes;
+    private long pagesHeld; // this subtask's pages created since it started, less those freed
     private final Hasher hasher;
     private final int slots;
     private final ValueState<FilterMeta> metaState;
@@ -136,12 +137,21 @@ final class CountState {
         if (currentWords == null) {
             currentWords = new long[Pages.words(spec)];
             current.pageCreated();
+            pagesHeld++;
         }
         current.bitsSet(Pages.addCounting(spec, currentWords, h1, h2, scratch));
         pages.put(StateLayout.pageKey(slot, stages.size() - 1, spec.page(h1)), currentWords);
         current.itemsAdded++;
         metaState.update(meta);
         return opened;
+    }
+
+    /**
+     * The pages this subtask created since it started, less those it freed since (never negative;
+     * the pages of a key restored from a checkpoint are not counted): the state it added.
+     */
+    long pagesHeld() {
+        return pagesHeld;
     }
 
     /** The windows the key has open, oldest first. */
@@ -293,6 +303,11 @@ final class CountState {
         while (keys.hasNext()) {
             if (StateLayout.slotOf(keys.next()) == slot) {
                 keys.remove();
+            }
+        }
+        for (FilterMeta.Stage s : meta.slots.get(slot)) {
+            if (s.pages != FilterMeta.UNKNOWN_PAGES) {
+                pagesHeld = Math.max(0, pagesHeld - s.pages);
             }
         }
         meta.buckets[slot] = FilterMeta.EMPTY;

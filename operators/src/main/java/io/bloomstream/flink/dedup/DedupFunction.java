@@ -97,7 +97,7 @@ public class DedupFunction<K, T> extends KeyedProcessFunction<K, T, T>
     public void open(OpenContext openContext) throws Exception {
         metrics = new DedupMetrics(getRuntimeContext().getMetricGroup());
         rejectLog = new RejectLog(LOG, DedupMetrics.REJECTED);
-        lateLog = new RejectLog(LOG, DedupMetrics.LATE);
+        lateLog = new RejectLog(LOG, DedupMetrics.LATE, "Late event, to the late output", "late");
         eventTimes = new EventTimes(LOG, "Bloom dedup with event-time retention");
         latenessMillis = config.allowedLateness().toMillis();
         hasher = config.hasher(); // creating an XXH3 instance derives its secret: do it once
