@@ -78,10 +78,10 @@ public class UnionAggFunction extends AggregateFunction<byte[], BloomAccumulator
         if (page == null || page.length != words) {
             page = new long[words];
         }
-        for (long p = 0; p < spec.pages(); p++) {
-            if (bloom.readPage(p, page)) {
-                acc.orPage(p, page);
-            }
+        // Only the non-empty pages: a filter that declares 2^31 pages and holds three costs three.
+        for (long p = bloom.nextNonEmptyPage(0); p >= 0; p = bloom.nextNonEmptyPage(p + 1)) {
+            bloom.readPage(p, page);
+            acc.orPage(p, page);
         }
         acc.itemsAdded += bloom.itemsAdded();
     }
