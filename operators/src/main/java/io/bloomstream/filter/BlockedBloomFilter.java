@@ -345,7 +345,7 @@ public abstract sealed class BlockedBloomFilter implements MembershipFilter
 
     /** A {@link BloomFilter} with the same spec, bits and count (for example to encode it). */
     public BloomFilter toBloomFilter() {
-        PagedWords words = new PagedWords(spec.words(1));
+        PagedWords words = PagedWords.forSpec(spec, 1);
         for (int i = 0, n = wordCount(); i < n; i++) {
             long w = word(i);
             if (w != 0) {

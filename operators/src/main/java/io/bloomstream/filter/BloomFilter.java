@@ -32,7 +32,7 @@ public final class BloomFilter implements MembershipFilter {
     /** An empty filter of the given shape. */
     public static BloomFilter create(FilterSpec spec) {
         Objects.requireNonNull(spec, "spec");
-        return new BloomFilter(spec, new PagedWords(spec.words(1)), 0);
+        return new BloomFilter(spec, PagedWords.forSpec(spec, 1), 0);
     }
 
     static BloomFilter restore(FilterSpec spec, PagedWords words, long itemsAdded) {
@@ -42,7 +42,9 @@ public final class BloomFilter implements MembershipFilter {
     /**
      * A filter assembled from its pages as paged state holds them (the layout of {@link Pages}):
      * each entry is a page index in [0, pages) and its {@link Pages#words(FilterSpec)} words, ORed
-     * into the new filter (an index given twice is ORed twice). Missing pages are empty.
+     * into the new filter (an index given twice is ORed twice). Missing pages are empty. Pages far
+     * apart are held on their own, so the filter costs in proportion to the pages given, whatever
+     * its declared size.
      *
      * @param itemsAdded the items the pages took as new (see {@link #itemsAdded()})
      * @throws IllegalArgumentException if an index is out of range or a page has the wrong length
@@ -66,10 +68,14 @@ public final class BloomFilter implements MembershipFilter {
                 throw new IllegalArgumentException(
                         "page " + page + " must have " + pageWords + " words, has " + src.length);
             }
-            long from = page * pageWords;
-            for (int i = 0; i < pageWords; i++) {
-                if (src[i] != 0) {
-                    f.words.set(from + i, f.words.get(from + i) | src[i]);
+            if (f.words.blockWords() == pageWords) {
+                f.words.orBlock(page, src, 0);
+            } else {
+                long from = page * pageWords; // the classic layout: one page
+                for (int i = 0; i < pageWords; i++) {
+                    if (src[i] != 0) {
+                        f.words.set(from + i, f.words.get(from + i) | src[i]);
+                    }
                 }
             }
         }
@@ -192,19 +198,34 @@ public final class BloomFilter implements MembershipFilter {
         return words.allocatedBytes();
     }
 
-    /** The number of pages with at least one bit set. */
+    /**
+     * The number of pages with at least one bit set. It costs in proportion to the storage the
+     * filter holds, not to its declared pages.
+     */
     public long nonEmptyPages() {
         if (spec.pages() == 1) {
             return bitCount() == 0 ? 0 : 1;
         }
-        int pageWords = pageWords();
         long count = 0;
-        for (long p = 0; p < spec.pages(); p++) {
-            if (!words.isZero(p * pageWords, pageWords)) {
-                count++;
-            }
+        for (long p = nextNonEmptyPage(0); p >= 0; p = nextNonEmptyPage(p + 1)) {
+            count++;
         }
         return count;
+    }
+
+    /**
+     * The first page at or after {@code from} with a bit set, or -1 if there is none: a walk over
+     * the non-empty pages ({@code for (p = f.nextNonEmptyPage(0); p >= 0; p = f.nextNonEmptyPage(p
+     * + 1))}) costs in proportion to the storage the filter holds, however many pages it declares.
+     */
+    public long nextNonEmptyPage(long from) {
+        if (from < 0) {
+            throw new IllegalArgumentException("from must be >= 0, was " + from);
+        }
+        if (from >= spec.pages()) {
+            return -1;
+        }
+        return words.nextNonEmptyPage(from, spec.isClassic() ? words.words() : pageWords());
     }
 
     int pageWords() {
@@ -216,7 +237,8 @@ public final class BloomFilter implements MembershipFilter {
     }
 
     /**
-     * A new filter holding every item of this one and of {@code other}: the bitwise OR.
+     * A new filter holding every item of this one and of {@code other}: the bitwise OR. Its items
+     * added are the sum of both, saturating at {@code Long.MAX_VALUE}.
      *
      * @throws IllegalArgumentException if the specs differ (naming the field)
      */
@@ -224,7 +246,13 @@ public final class BloomFilter implements MembershipFilter {
         spec.checkCompatible(other.spec);
         PagedWords merged = words.copy();
         merged.or(other.words);
-        return new BloomFilter(spec, merged, itemsAdded + other.itemsAdded);
+        return new BloomFilter(spec, merged, saturatedAdd(itemsAdded, other.itemsAdded));
+    }
+
+    /** {@code a + b} for counts >= 0, or {@code Long.MAX_VALUE} where it would overflow. */
+    static long saturatedAdd(long a, long b) {
+        long sum = a + b;
+        return sum < 0 ? Long.MAX_VALUE : sum;
     }
 
     /** An independent copy. */

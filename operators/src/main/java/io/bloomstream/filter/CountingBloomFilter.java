@@ -39,7 +39,7 @@ public final class CountingBloomFilter implements MembershipFilter {
     /** An empty counting filter of the given shape (m counters). */
     public static CountingBloomFilter create(FilterSpec spec) {
         Objects.requireNonNull(spec, "spec");
-        return new CountingBloomFilter(spec, new PagedWords(spec.words(BITS_PER_COUNTER)), 0);
+        return new CountingBloomFilter(spec, PagedWords.forSpec(spec, BITS_PER_COUNTER), 0);
     }
 
     /** Bits of one counter. */
@@ -167,25 +167,29 @@ public final class CountingBloomFilter implements MembershipFilter {
         return spec.expectedFpp(itemsAdded());
     }
 
-    /** The number of non-zero counters. */
+    /** The number of non-zero counters (reading only the storage the filter holds). */
     public long nonZeroCounters() {
         long total = 0;
-        for (long i = 0; i < words.words(); i++) {
-            long w = words.get(i);
-            // one bit per non-zero counter
-            long nz = (w | (w >>> 1) | (w >>> 2) | (w >>> 3)) & 0x1111111111111111L;
-            total += Long.bitCount(nz);
+        for (long i = words.nextAllocated(0); i >= 0; i = words.nextAllocated(i)) {
+            for (long end = words.regionEnd(i); i < end; i++) {
+                long w = words.get(i);
+                // one bit per non-zero counter
+                long nz = (w | (w >>> 1) | (w >>> 2) | (w >>> 3)) & 0x1111111111111111L;
+                total += Long.bitCount(nz);
+            }
         }
         return total;
     }
 
-    /** The number of saturated counters. */
+    /** The number of saturated counters (reading only the storage the filter holds). */
     public long saturatedCounters() {
         long total = 0;
-        for (long i = 0; i < words.words(); i++) {
-            long w = words.get(i);
-            long full = w & (w >>> 1) & (w >>> 2) & (w >>> 3) & 0x1111111111111111L;
-            total += Long.bitCount(full);
+        for (long i = words.nextAllocated(0); i >= 0; i = words.nextAllocated(i)) {
+            for (long end = words.regionEnd(i); i < end; i++) {
+                long w = words.get(i);
+                long full = w & (w >>> 1) & (w >>> 2) & (w >>> 3) & 0x1111111111111111L;
+                total += Long.bitCount(full);
+            }
         }
         return total;
     }
@@ -195,13 +199,43 @@ public final class CountingBloomFilter implements MembershipFilter {
         return Estimate.of(nonZeroCounters(), spec);
     }
 
-    /** A plain Bloom filter with a bit set wherever a counter is non-zero. */
+    /**
+     * A plain Bloom filter with a bit set wherever a counter is non-zero. It reads only the storage
+     * this filter holds, page by page, and holds pages far apart on their own.
+     */
     public BloomFilter toBloomFilter() {
         BloomFilter bloom = BloomFilter.create(spec);
         PagedWords bits = bloom.words();
-        for (long cell = 0; cell < spec.bits(); cell++) {
-            if (counter(cell) != 0) {
-                bits.setBit(cell >>> 6, (int) cell & 63);
+        if (spec.isClassic()) {
+            for (long i = words.nextAllocated(0); i >= 0; i = words.nextAllocated(i)) {
+                for (long end = words.regionEnd(i); i < end; i++) {
+                    long w = words.get(i);
+                    for (int c = 0; c < 16 && w != 0; c++, w >>>= 4) {
+                        if ((w & 0xF) != 0) {
+                            long cell = i * 16 + c;
+                            bits.setBit(cell >>> 6, (int) cell & 63);
+                        }
+                    }
+                }
+            }
+        } else {
+            int counterWords = spec.pageWords(BITS_PER_COUNTER);
+            long[] page = new long[spec.pageWords(1)];
+            for (long p = words.nextNonEmptyPage(0, counterWords);
+                    p >= 0;
+                    p = words.nextNonEmptyPage(p + 1, counterWords)) {
+                java.util.Arrays.fill(page, 0);
+                long from = p * counterWords;
+                for (int i = 0; i < counterWords; i++) {
+                    long w = words.get(from + i);
+                    for (int c = 0; c < 16 && w != 0; c++, w >>>= 4) {
+                        if ((w & 0xF) != 0) {
+                            int cell = i * 16 + c;
+                            page[cell >>> 6] |= 1L << cell;
+                        }
+                    }
+                }
+                bits.orBlock(p, page, 0);
             }
         }
         return BloomFilter.restore(spec, bits, itemsAdded);

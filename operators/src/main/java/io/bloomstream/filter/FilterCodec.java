@@ -13,8 +13,11 @@ import java.io.UncheckedIOException;
  *
  * <p>Decoding checks the magic and the CRC32C before it interprets any other field, checks every
  * field before it allocates anything, and never allocates more than the declared input length can
- * hold; any defect raises {@link FilterFormatException}. The format version and type ids never
- * change meaning; a test locks them with golden files.
+ * hold (at most 16 times the input's length, plus a few KiB, for every type and body, however large
+ * the filter it declares); any defect raises {@link FilterFormatException}. Every operation on a
+ * decoded filter (estimates, unions, encoding, walking its pages) costs in proportion to its
+ * non-empty pages, not to the pages it declares. The format version and type ids never change
+ * meaning; a test locks them with golden files.
  */
 public final class FilterCodec {
 

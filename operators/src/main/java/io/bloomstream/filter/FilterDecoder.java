@@ -204,6 +204,12 @@ final class FilterDecoder {
         }
     }
 
+    /**
+     * Reads a dense or sparse body. A dense body holds every word, so the words it allocates are at
+     * most its own bytes; a sparse body's pages go through {@link PagedWords#orBlock}, which holds
+     * pages far apart on their own, so its allocation follows the pages in the input, not the
+     * declared size of the filter.
+     */
     private static PagedWords readBody(BoundedInput r, FilterSpec spec, int bitsPerCell)
             throws IOException {
         long totalWords = spec.words(bitsPerCell);
@@ -211,7 +217,7 @@ final class FilterDecoder {
         int encoding = r.readUnsignedByte();
         if (encoding == DENSE) {
             r.require(totalWords * 8, "bits");
-            PagedWords words = new PagedWords(totalWords);
+            PagedWords words = PagedWords.forSpec(spec, bitsPerCell);
             for (long i = 0; i < totalWords; i++) {
                 long w = r.readLong();
                 if (w != 0) {
@@ -228,18 +234,20 @@ final class FilterDecoder {
             throw new FilterFormatException("body", "page count " + count + " out of range");
         }
         r.require(count * (4 + 8L * pageWords), "body");
-        PagedWords words = new PagedWords(totalWords);
+        PagedWords words = PagedWords.forSpec(spec, bitsPerCell);
+        long[] page = count == 0 ? null : new long[pageWords];
         long previous = -1;
         for (int n = 0; n < count; n++) {
-            long page = r.readInt() & 0xFFFFFFFFL;
-            if (page <= previous || page >= spec.pages()) {
+            long index = r.readInt() & 0xFFFFFFFFL;
+            if (index <= previous || index >= spec.pages()) {
                 throw new FilterFormatException(
-                        "body", "page index " + page + " out of order or range");
+                        "body", "page index " + index + " out of order or range");
             }
-            previous = page;
+            previous = index;
             for (int i = 0; i < pageWords; i++) {
-                words.set(page * pageWords + i, r.readLong());
+                page[i] = r.readLong();
             }
+            words.orBlock(index, page, 0);
         }
         return words;
     }
@@ -299,6 +307,10 @@ final class FilterDecoder {
             PagedWords words = readBody(r, spec, 1);
             checkUnusedBits(words, spec.bits(), 1);
             stages.add(BloomFilter.restore(spec, words, itemsAdded));
+            if (itemsAdded > Long.MAX_VALUE - total) {
+                throw new FilterFormatException(
+                        "itemsAdded", "stage " + i + ": the stages' items overflow a long");
+            }
             total += itemsAdded;
         }
         if (total != h.itemsAdded) {

@@ -90,15 +90,20 @@ final class FilterEncoder {
         return bytes.toByteArray();
     }
 
+    /**
+     * Writes a dense or sparse body, whichever is smaller. Only the filter's non-empty pages are
+     * visited (through {@link PagedWords#nextNonEmptyPage}), so a sparse filter of any declared
+     * size is written in time proportional to its pages.
+     */
     private static void body(DataOutputStream out, FilterSpec spec, PagedWords words, int pageWords)
             throws IOException {
         long pages = spec.pages();
         long nonEmpty = 0;
         if (pages > 1) {
-            for (long p = 0; p < pages; p++) {
-                if (!words.isZero(p * pageWords, pageWords)) {
-                    nonEmpty++;
-                }
+            for (long p = words.nextNonEmptyPage(0, pageWords);
+                    p >= 0;
+                    p = words.nextNonEmptyPage(p + 1, pageWords)) {
+                nonEmpty++;
             }
         }
         long denseBytes = words.words() * 8;
@@ -106,13 +111,13 @@ final class FilterEncoder {
         if (pages > 1 && sparseBytes < denseBytes) {
             out.writeByte(SPARSE);
             out.writeInt((int) nonEmpty);
-            for (long p = 0; p < pages; p++) {
+            for (long p = words.nextNonEmptyPage(0, pageWords);
+                    p >= 0;
+                    p = words.nextNonEmptyPage(p + 1, pageWords)) {
                 long from = p * pageWords;
-                if (!words.isZero(from, pageWords)) {
-                    out.writeInt((int) p);
-                    for (int i = 0; i < pageWords; i++) {
-                        out.writeLong(words.get(from + i));
-                    }
+                out.writeInt((int) p);
+                for (int i = 0; i < pageWords; i++) {
+                    out.writeLong(words.get(from + i));
                 }
             }
         } else {

@@ -28,11 +28,14 @@ package io.bloomstream.filter;
  *
  * <p>Decoding checks the magic and the CRC32C before it interprets any other field (inputs of 2 GiB
  * and more, parsed as they stream, check the CRC at the end), checks every field before it
- * allocates anything, and never allocates more than the declared input length can hold; any defect
- * raises {@link FilterFormatException}. The format version and type ids never change meaning; a
- * test locks them with golden files. {@link FilterCodec} is the public entry point; {@link
- * FilterEncoder}, {@link FilterDecoder}, {@link FilterHeader} and {@link BoundedInput} implement
- * it.
+ * allocates anything, and never allocates more than the declared input length can hold: a dense
+ * body's words are in the input, and a sparse body's pages are held as pages of their own ({@link
+ * PagedWords}), not as the 1 MiB chunks of a filter built by adds, so what a filter of any type and
+ * body costs to decode and to hold is a small multiple of its length (at most 16 times, plus a few
+ * KiB of fixed objects), however large the filter it declares. Any defect raises {@link
+ * FilterFormatException}. The format version and type ids never change meaning; a test locks them
+ * with golden files. {@link FilterCodec} is the public entry point; {@link FilterEncoder}, {@link
+ * FilterDecoder}, {@link FilterHeader} and {@link BoundedInput} implement it.
  */
 final class FilterFormat {
 

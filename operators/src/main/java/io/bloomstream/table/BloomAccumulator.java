@@ -62,7 +62,10 @@ public class BloomAccumulator {
     /** X, the number of set bits over all pages. */
     public long setBits;
 
-    /** The items (or, for a union, the filters' items) taken as new. */
+    /**
+     * The items (or, for a union, the filters' items) taken as new, saturating at {@code
+     * Long.MAX_VALUE} ({@link #addItems}): never negative in state written by this release.
+     */
     public long itemsAdded;
 
     /** The non-empty pages by index. */
@@ -209,7 +212,7 @@ public class BloomAccumulator {
         }
         if (Pages.add(s, words, h1, h2, scratch)) {
             setBits += Pages.bitCount(words) - before;
-            itemsAdded++;
+            addItems(1);
             pages.put(page, words);
         }
     }
@@ -256,7 +259,22 @@ public class BloomAccumulator {
         for (Map.Entry<Long, long[]> e : other.pages.entries()) {
             orPage(e.getKey(), e.getValue());
         }
-        itemsAdded += other.itemsAdded;
+        addItems(other.itemsAdded());
+    }
+
+    /**
+     * Adds {@code items} to {@link #itemsAdded}, saturating at {@code Long.MAX_VALUE}: the count is
+     * an upper bound of the distinct items, and stays one. A negative count (one wrapped by an
+     * earlier release that did not saturate) counts as saturated.
+     */
+    void addItems(long items) {
+        long sum = itemsAdded() + (items < 0 ? Long.MAX_VALUE : items);
+        itemsAdded = sum < 0 ? Long.MAX_VALUE : sum;
+    }
+
+    /** {@link #itemsAdded}, with a wrapped (negative) count read as saturated. */
+    private long itemsAdded() {
+        return itemsAdded < 0 ? Long.MAX_VALUE : itemsAdded;
     }
 
     /** Records the normalization of united filters; filters of different ones do not mix. */
@@ -285,6 +303,6 @@ public class BloomAccumulator {
 
     /** The filter as a library {@link BloomFilter} (reads every page). */
     BloomFilter toFilter() throws Exception {
-        return BloomFilter.fromPages(spec(), itemsAdded, pages.entries());
+        return BloomFilter.fromPages(spec(), itemsAdded(), pages.entries());
     }
 }

@@ -28,8 +28,9 @@ import org.apache.flink.table.types.inference.TypeStrategies;
  * <p><b>Guarantee.</b> No false negatives: whatever one of the filters might contain, the union
  * might contain. Its false-positive rate is the one of a single filter holding all their items (so
  * size the filters for the union). Its items added are the sum of theirs (an upper bound of the
- * distinct items); {@link EstimateScalarFunction BLOOM_ESTIMATE} of the union estimates the
- * distinct items of all filters from its bits.
+ * distinct items), saturating at {@code Long.MAX_VALUE} rather than overflowing; {@link
+ * EstimateScalarFunction BLOOM_ESTIMATE} of the union estimates the distinct items of all filters
+ * from its bits.
  *
  * <p>The filters must be Bloom filters (from {@link BuildFilterAggFunction BLOOM_BUILD}, {@code
  * BLOOM_UNION} or {@code build-filter} without {@code --counting}) of one shape (bits, hashes, page
@@ -78,12 +79,12 @@ public class UnionAggFunction extends AggregateFunction<byte[], BloomAccumulator
         if (page == null || page.length != words) {
             page = new long[words];
         }
-        for (long p = 0; p < spec.pages(); p++) {
-            if (bloom.readPage(p, page)) {
-                acc.orPage(p, page);
-            }
+        // Only the non-empty pages: a filter that declares 2^31 pages and holds three costs three.
+        for (long p = bloom.nextNonEmptyPage(0); p >= 0; p = bloom.nextNonEmptyPage(p + 1)) {
+            bloom.readPage(p, page);
+            acc.orPage(p, page);
         }
-        acc.itemsAdded += bloom.itemsAdded();
+        acc.addItems(bloom.itemsAdded());
     }
 
     /** ORs the filters of {@code others} into {@code acc}. */
