@@ -351,6 +351,13 @@ public final class Sizing {
                 return hit(items);
             }
             double mean = items * q;
+            if (mean >= CACHE_LIMIT) {
+                // Far past any sane load (2^17 items a page: every bit set many times over), a
+                // page's load is within 0.3% of the mean (sd / mean = 1 / sqrt(mean)) and the walk
+                // below would take about sqrt(mean) steps of hit(): the rate at the mean load.
+                // Found by fuzzing: a 49-byte filter whose itemsAdded said 2^59 cost 2 s here.
+                return hit((long) mean);
+            }
             long mode = (long) Math.floor((items + 1) * q);
             // Binomial weights relative to the mode, normalized at the end (no underflow).
             double sum = 0;

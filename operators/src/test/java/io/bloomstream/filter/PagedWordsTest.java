@@ -32,7 +32,7 @@ class PagedWordsTest {
     private static int randomIndex(SplittableRandom r) {
         return r.nextBoolean()
                 ? r.nextInt(WORDS)
-                : (int) Math.min(WORDS - 1, PagedWords.CHUNK_WORDS + r.nextInt(1 << 16));
+                : Math.min(WORDS - 1, PagedWords.CHUNK_WORDS + r.nextInt(1 << 16));
     }
 
     private static void step(Model m, SplittableRandom r) {

@@ -124,4 +124,25 @@ class SizingTest {
         assertThat(Sizing.bytes(8)).isEqualTo(1);
         assertThat(Sizing.bytes(9)).isEqualTo(2);
     }
+
+    @Test
+    void theRateOfAnAbsurdLoadCostsNoWalkOverTheLoads() {
+        // A filter file may say anything in itemsAdded: 2^59 items over 2^31 pages of 64 bits
+        // (found by fuzzing) walked ~10^5 loads of the binomial, 2 s and 8 MB a call, and the
+        // screen's metrics ask for the rate on every report.
+        long pages = Integer.MAX_VALUE;
+        Sizing.pagedFalsePositiveRate(64 * pages, 1, 1L << 59, 64); // loads the model's classes
+        io.bloomstream.testing.Allocations.Measured m =
+                io.bloomstream.testing.Allocations.measure(
+                        () ->
+                                assertThat(
+                                                Sizing.pagedFalsePositiveRate(
+                                                        64 * pages, 1, 1L << 59, 64))
+                                        .isEqualTo(1.0));
+        assertThat(m.thrown()).isNull();
+        assertThat(m.bytes()).isLessThan(64 * 1024);
+        // Below that load the walk is unchanged: a sane load agrees with the classic formula.
+        assertThat(Sizing.pagedFalsePositiveRate(64 * pages, 1, 1L << 30, 64))
+                .isCloseTo(-Math.expm1(-(double) (1L << 30) / (64 * pages)), within(1e-5));
+    }
 }
