@@ -5,7 +5,8 @@ import java.util.Objects;
 
 /**
  * A Bloom filter in the paged layout of its {@link FilterSpec} (the classic layout when the spec
- * says {@link FilterSpec#CLASSIC}). Storage is allocated lazily, 64 KiB at a time. Not thread-safe.
+ * says {@link FilterSpec#CLASSIC}). Storage is allocated lazily: 1 MiB at a time as items are
+ * added, page by page for pages read from a file or from state. Not thread-safe.
  *
  * <p>Past its expected items a filter keeps working, but its false-positive rate climbs: see {@link
  * #expectedFpp()}; a {@link ScalableBloomFilter} grows instead.

@@ -330,9 +330,19 @@ public final class Sizing {
         private final double[] distinctProbeCells; // P(D = j): k probes hit j distinct cells
         private final double[] logKeep; // ln(1 - l/B) for l = 0..k
         private double[] hitByLoad = new double[0]; // g(k i) for i = 0..
+        private double[] empty; // computeHit's scratch: (1 - l/B)^t for l = 0..k
 
-        /** Loads cached per model; a page of 64K bits at 1 bit per item is 2^16. */
-        private static final int CACHE_LIMIT = 1 << 17;
+        /**
+         * Loads cached per model (8 KiB): the loads of sane filters (pageBits / bits per item, 51
+         * at 1% in 512-bit pages). Higher loads are computed as they come, without allocating: a
+         * model's memory does not follow a load that a file's fields or a caller chose (found by
+         * fuzzing: a scalable filter's header sized stages of 25,000 items a page, 1.4 MB of
+         * cache).
+         */
+        private static final int CACHE_LIMIT = 1 << 10;
+
+        /** Items a page past which every bit is set many times over: see {@link #rate}. */
+        private static final int SATURATED_LOAD = 1 << 17;
 
         PagedModel(int pageBits, int hashes) {
             this.pageBits = pageBits;
@@ -351,7 +361,7 @@ public final class Sizing {
                 return hit(items);
             }
             double mean = items * q;
-            if (mean >= CACHE_LIMIT) {
+            if (mean >= SATURATED_LOAD) {
                 // Far past any sane load (2^17 items a page: every bit set many times over), a
                 // page's load is within 0.3% of the mean (sd / mean = 1 / sqrt(mean)) and the walk
                 // below would take about sqrt(mean) steps of hit(): the rate at the mean load.
@@ -390,7 +400,7 @@ public final class Sizing {
             }
             int i = (int) items;
             if (i >= CACHE_LIMIT) {
-                return computeHit((long) i * hashes); // far past any sane load: not cached
+                return computeHit((long) i * hashes); // past the cache: computed as it comes
             }
             if (i >= hitByLoad.length) {
                 int oldLength = hitByLoad.length;
@@ -412,7 +422,9 @@ public final class Sizing {
             }
             // P(all of j given cells occupied after t throws) by inclusion-exclusion:
             // sum over l of (-1)^l C(j, l) (1 - l/B)^t, with (1 - l/B)^t computed once per l.
-            double[] empty = new double[hashes + 1];
+            if (empty == null) {
+                empty = new double[hashes + 1];
+            }
             for (int l = 0; l <= hashes; l++) {
                 empty[l] = Math.exp(throws_ * logKeep[l]);
             }
@@ -437,10 +449,13 @@ public final class Sizing {
         /** P(D = j) for j = 0..k: Stirling numbers of the second kind times falling factorials. */
         private static double[] distinctCells(int cells, int k) {
             // dp[j] = P(j distinct cells after the probes so far)
+            // Two arrays swapped, not one a probe: k = 64 allocated 33 KB a model, and a cascade's
+            // sizing builds dozens of models (found by fuzzing: 1.4 MB for a 585-byte header).
             double[] dp = new double[k + 1];
+            double[] next = new double[k + 1];
             dp[0] = 1;
             for (int probe = 0; probe < k; probe++) {
-                double[] next = new double[k + 1];
+                java.util.Arrays.fill(next, 0);
                 for (int j = 0; j <= probe; j++) {
                     if (dp[j] == 0) {
                         continue;
@@ -449,7 +464,9 @@ public final class Sizing {
                     next[j] += dp[j] * same;
                     next[j + 1] += dp[j] * (1 - same);
                 }
+                double[] swap = dp;
                 dp = next;
+                next = swap;
             }
             return dp;
         }

@@ -29,8 +29,22 @@ class FilterCodecFuzzTest {
 
     private static final FuzzBudget DECODE = new FuzzBudget(16, 32 * 1024);
 
+    /**
+     * A scalable filter's header also has its stages sized (FilterSpec's paged model for each page
+     * size and k the sizing tries, whatever the parameters say): a fixed amount more.
+     */
+    private static final FuzzBudget DECODE_SCALABLE = new FuzzBudget(16, 1024 * 1024);
+
+    /** The budget of decoding {@code bytes}, by the type its header names. */
+    private static FuzzBudget decode(byte[] bytes) {
+        return bytes.length > 5 && bytes[5] == 3 ? DECODE_SCALABLE : DECODE;
+    }
+
     /** Using a filter allocates about as much again as decoding it, and encodes it once. */
     private static final FuzzBudget USE = new FuzzBudget(64, 64 * 1024);
+
+    /** A cascade's rate and estimate model each of its stages: a fixed amount more. */
+    private static final FuzzBudget USE_SCALABLE = new FuzzBudget(64, 1024 * 1024);
 
     private static final Hasher KEYED =
             Hasher.sipHash24(GoldenFilters.SIPHASH_K0, GoldenFilters.SIPHASH_K1);
@@ -72,20 +86,22 @@ class FilterCodecFuzzTest {
     void decodeWithAValidChecksum(byte[] data) {
         byte[] bytes = FuzzBudget.withValidChecksum(data);
         FilterFile file =
-                DECODE.run(
-                        "decodeFile",
-                        bytes,
-                        FilterFormatException.class,
-                        () -> FilterCodec.decodeFile(bytes, null));
+                decode(bytes)
+                        .run(
+                                "decodeFile",
+                                bytes,
+                                FilterFormatException.class,
+                                () -> FilterCodec.decodeFile(bytes, null));
         if (file != null) {
             use(file.filter(), bytes);
         }
         MembershipFilter keyed =
-                DECODE.run(
-                        "decode (keyed)",
-                        bytes,
-                        FilterFormatException.class,
-                        () -> FilterCodec.decode(bytes, KEYED));
+                decode(bytes)
+                        .run(
+                                "decode (keyed)",
+                                bytes,
+                                FilterFormatException.class,
+                                () -> FilterCodec.decode(bytes, KEYED));
         if (keyed != null) {
             use(keyed, bytes);
         }
@@ -113,13 +129,14 @@ class FilterCodecFuzzTest {
     @FuzzTest(maxDuration = FUZZ_DURATION)
     void decodeAsItStreams(byte[] data) {
         FilterFile file =
-                DECODE.run(
-                        "readFileStreaming",
-                        data,
-                        FilterFormatException.class,
-                        () ->
-                                FilterCodec.readFileStreaming(
-                                        new ByteArrayInputStream(data), data.length, null));
+                decode(data)
+                        .run(
+                                "readFileStreaming",
+                                data,
+                                FilterFormatException.class,
+                                () ->
+                                        FilterCodec.readFileStreaming(
+                                                new ByteArrayInputStream(data), data.length, null));
         if (file != null) {
             use(file.filter(), data);
         }
@@ -133,34 +150,35 @@ class FilterCodecFuzzTest {
     /** Everything the library does with a filter read from outside, within {@link #USE}. */
     private static void use(MembershipFilter f, byte[] input) {
         byte[] encoded =
-                USE.run(
-                        "using " + f,
-                        input,
-                        null,
-                        () -> {
-                            f.estimate();
-                            f.expectedFpp();
-                            f.itemsAdded();
-                            FilterReader reader = FilterReader.of(f);
-                            for (long i = 0; i < 16; i++) {
-                                reader.mightContain(f.hasher().hash(i).h1(), i);
-                            }
-                            if (f instanceof BloomFilter b) {
-                                b.nonEmptyPages();
-                                b.currentFpp();
-                                long[] page = new long[Pages.words(b.spec())];
-                                for (long p = b.nextNonEmptyPage(0);
-                                        p >= 0;
-                                        p = b.nextNonEmptyPage(p + 1)) {
-                                    b.readPage(p, page);
-                                }
-                                b.union(b.copy()).estimate();
-                            } else if (f instanceof CountingBloomFilter c) {
-                                c.saturatedCounters();
-                                c.toBloomFilter().nonEmptyPages();
-                            }
-                            return FilterCodec.encode(f);
-                        });
+                (f instanceof ScalableBloomFilter ? USE_SCALABLE : USE)
+                        .run(
+                                "using " + f,
+                                input,
+                                null,
+                                () -> {
+                                    f.estimate();
+                                    f.expectedFpp();
+                                    f.itemsAdded();
+                                    FilterReader reader = FilterReader.of(f);
+                                    for (long i = 0; i < 16; i++) {
+                                        reader.mightContain(f.hasher().hash(i).h1(), i);
+                                    }
+                                    if (f instanceof BloomFilter b) {
+                                        b.nonEmptyPages();
+                                        b.currentFpp();
+                                        long[] page = new long[Pages.words(b.spec())];
+                                        for (long p = b.nextNonEmptyPage(0);
+                                                p >= 0;
+                                                p = b.nextNonEmptyPage(p + 1)) {
+                                            b.readPage(p, page);
+                                        }
+                                        b.union(b.copy()).estimate();
+                                    } else if (f instanceof CountingBloomFilter c) {
+                                        c.saturatedCounters();
+                                        c.toBloomFilter().nonEmptyPages();
+                                    }
+                                    return FilterCodec.encode(f);
+                                });
         // What the library writes reads back as itself.
         try {
             MembershipFilter again = FilterCodec.decode(encoded, f.hasher());

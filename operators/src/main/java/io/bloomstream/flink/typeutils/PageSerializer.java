@@ -13,10 +13,11 @@ import org.apache.flink.core.memory.DataOutputView;
 /**
  * Serializes one page of a filter: its words as a varint count then 8 bytes each. A count larger
  * than {@link #MAX_WORDS} is rejected before anything is allocated, and a smaller one is not
- * trusted either: words are read in chunks of at most {@link #CHUNK_WORDS}, the array growing as
- * they arrive, so a corrupt count over a truncated stream fails with an {@link EOFException} naming
- * the count after allocating about twice the bytes actually read (at least one chunk, 512 KiB),
- * never the 16 GiB the count claims.
+ * trusted either: the array starts at {@link #CHUNK_WORDS} words at most and doubles as words
+ * arrive, so a corrupt count over a truncated stream fails with an {@link EOFException} naming the
+ * count after allocating a few times the bytes actually read (plus at most 8 KiB), never the 16 GiB
+ * the count claims. A page of up to 65,536 bits (1,024 words) is read into one array of its size,
+ * as before.
  */
 @Internal
 public final class PageSerializer extends TypeSerializerSingleton<long[]> {
@@ -29,8 +30,12 @@ public final class PageSerializer extends TypeSerializerSingleton<long[]> {
     /** The largest page: 2^31 - 9 words (a classic filter of about 2^37 bits in one entry). */
     public static final int MAX_WORDS = Integer.MAX_VALUE - 8;
 
-    /** Words read (or bytes copied, times 8) before the array grows: 64 Ki words, 512 KiB. */
-    static final int CHUNK_WORDS = 1 << 16;
+    /**
+     * Words read (or bytes copied, times 8) before the array grows: 1 Ki words, 8 KiB, the largest
+     * page of a paged filter. (It was 64 Ki words until fuzzing found that a 57-byte value claiming
+     * many words cost 512 KiB.)
+     */
+    static final int CHUNK_WORDS = 1 << 10;
 
     private static final long[] EMPTY = new long[0];
 
