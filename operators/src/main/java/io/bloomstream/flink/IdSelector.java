@@ -3,6 +3,7 @@ package io.bloomstream.flink;
 import io.bloomstream.filter.Hash128;
 import io.bloomstream.filter.Hasher;
 import java.io.Serializable;
+import org.apache.flink.annotation.Internal;
 import org.apache.flink.annotation.PublicEvolving;
 import org.apache.flink.util.function.SerializableFunction;
 
@@ -157,7 +158,9 @@ public abstract class IdSelector<T> implements Serializable {
     /**
      * A cheap, deterministic value of the id for choosing its shard in global mode (equal ids give
      * equal values; bad ids give 0). It is independent of {@link #hash}, which chooses the page
-     * inside the shard, and is part of the savepoint contract of global mode.
+     * inside the shard, and is part of the savepoint contract of global mode. Public only for the
+     * operators' packages (the constructor is private: no user subclass can exist).
      */
+    @Internal
     public abstract long shardHash(T event);
 }
