@@ -31,8 +31,10 @@ import org.junit.jupiter.params.provider.EnumSource;
  * <p>Files {@code sql-dedup-LAYOUT-CASE-BACKEND.snapshot} under {@code
  * src/test/resources/savepoints}. Layout 1 is the state of bloomstream 0.4: {@code bloom_meta} a
  * row with the whole {@code FilterMeta} as BYTES, {@code bloom_pages} a {@code MapView<Long,
- * long[]>}. Write the current layout's files (only those) with {@code
- * -Dbloomstream.writeSnapshots=true}.
+ * long[]>}. Layout 2 ({@link io.bloomstream.table.internal.DedupStateViews}) keeps the row for the
+ * config and puts the metadata and pages in {@code MapView}s of BYTES; a layout-1 key moves to
+ * layout 2 when first seen, and the test restores what the restored task wrote as well. Write the
+ * current layout's files (only those) with {@code -Dbloomstream.writeSnapshots=true}.
  *
  * <p>The operator's uid does not matter here (a harness restores one operator's state); in a job,
  * the PTF's {@code uid} argument names it (see docs/sql-dedup.md).
@@ -45,10 +47,10 @@ class BloomDedupGoldenSnapshotTest {
     private static final int KEYS = 5;
 
     /** The layouts with committed files, oldest first. */
-    private static final int[] LAYOUTS = {1};
+    private static final int[] LAYOUTS = {1, 2};
 
     /** The layout this release writes. */
-    private static final int CURRENT = 1;
+    private static final int CURRENT = DedupTableFunction.STATE_LAYOUT;
 
     /** A case of the snapshots: a call's arguments. */
     enum Case {
@@ -153,6 +155,18 @@ class BloomDedupGoldenSnapshotTest {
                         h.processElement(row(plan, i));
                     }
                     assertThat(returned(h)).as("layout %d %s: new ids again", layout, c).isZero();
+                    // What the restored task wrote (layout 2 after a migration) restores too.
+                    var again = h.snapshot(2, 2);
+                    try (PtfHarness h2 = harness(plan, written)) {
+                        h2.initializeState(again);
+                        h2.open();
+                        for (int i = 0; i < IDS + 100; i++) {
+                            h2.processElement(row(plan, i));
+                        }
+                        assertThat(returned(h2))
+                                .as("layout %d %s: restored again", layout, c)
+                                .isZero();
+                    }
                 }
             }
         }
