@@ -144,7 +144,9 @@ public class BloomAccumulator {
             Double fpp)
             throws Exception {
         FilterSpec spec = specs.get(expectedItems, fpp);
-        shape(spec, function + "(expected_items=" + expectedItems + ", fpp=" + fpp + ")");
+        if (this.spec != spec) { // checked once per accumulator object and spec, not per row
+            shape(spec, function + "(expected_items=" + expectedItems + ", fpp=" + fpp + ")");
+        }
         if (value == null) {
             return;
         }

@@ -6,6 +6,7 @@ import io.bloomstream.flink.TimeDomain;
 import io.bloomstream.flink.dedup.DedupConfig;
 import io.bloomstream.flink.internal.EventTimes;
 import io.bloomstream.table.internal.DedupArguments;
+import io.bloomstream.table.internal.DedupStateCache;
 import io.bloomstream.table.internal.DedupStateViews;
 import io.bloomstream.table.internal.SqlDedupState;
 import java.math.BigDecimal;
@@ -81,17 +82,23 @@ import org.apache.flink.types.Row;
  * literal types are strict (write {@code 0.01}, not {@code 1e-2}); a literal Flink cannot match to
  * the declared type at all fails with Flink's own message listing the signature.
  *
- * <p><b>State</b> is the DataStream operator's layout: per key a {@code MapView} {@value
- * #PAGES_STATE} of pages (page key = generation slot, cascade stage and page index, as {@code
- * StateLayout.pageKey}; value the page's 64-bit words, as {@code ARRAY<BIGINT>}) and a row {@value
- * #META_STATE} holding the key's metadata (hash, generations, stages) as BYTES in the versioned
- * format of {@code FilterMetaSerializer}, beside the retention and generations it was written under
- * (a timer that fires after a restore, before any row reached the task, frees state under those).
- * It is keyed by the partition key, so it rescales with Flink's key groups. A restore from a
- * savepoint keeps the state when the query keeps its {@code uid}; it may change {@code
- * expected_items}, {@code fpp}, {@code retention} and {@code generations} (existing stages keep
- * their shape; a new retention applies from the restore on), but turning retention on or off fails
- * naming the field when a key is first read.
+ * <p><b>State</b> is the DataStream operator's paged layout, per key, in state layout {@value
+ * #STATE_LAYOUT} ({@link DedupStateViews}): a {@code MapView} {@value #PAGES_V2_STATE} of pages
+ * (page key = generation slot, cascade stage and page index, as {@code StateLayout.pageKey}; value
+ * the page's 64-bit words as little-endian BYTES), a {@code MapView} {@value #META_V2_STATE} with
+ * one entry, the key's metadata (hash, generations, stages) as BYTES in the versioned format of
+ * {@code FilterMetaSerializer}, and the row {@value #META_STATE} holding the retention and
+ * generations it was written under (a timer that fires after a restore, before any row reached the
+ * task, frees state under those). A row reads the metadata and its pages from a per-task read cache
+ * ({@link DedupStateCache}, bounded by {@link DedupConfig#DEFAULT_CACHE_BYTES}) and writes every
+ * change through to state in the same call, so a checkpoint at any time holds everything. State of
+ * layout 1 (bloomstream 0.4: the whole metadata in the row, pages in {@value #PAGES_STATE} as
+ * {@code ARRAY<BIGINT>}) is moved to layout 2 when its key is first seen. It is keyed by the
+ * partition key, so it rescales with Flink's key groups. A restore from a savepoint keeps the state
+ * when the query keeps its {@code uid}; it may change {@code expected_items}, {@code fpp}, {@code
+ * retention} and {@code generations} (existing stages keep their shape; a new retention applies
+ * from the restore on), but turning retention on or off fails naming the field when a key is first
+ * read.
  */
 @PublicEvolving
 @DataTypeHint("ROW<>")
@@ -105,14 +112,24 @@ public class DedupTableFunction extends ProcessTableFunction<Row> {
     /** Name of the per-key metadata state entry (part of the savepoint contract). */
     public static final String META_STATE = "bloom_meta";
 
-    /** Name of the per-key pages state entry (part of the savepoint contract). */
+    /** Name of the per-key pages state entry of layout 1 (part of the savepoint contract). */
     public static final String PAGES_STATE = "bloom_pages";
+
+    /** Name of the per-key metadata entry of layout 2 (part of the savepoint contract). */
+    public static final String META_V2_STATE = "bloom_meta_v2";
+
+    /** Name of the per-key pages entry of layout 2 (part of the savepoint contract). */
+    public static final String PAGES_V2_STATE = "bloom_pages_v2";
+
+    /** The state layout this release writes; see {@link DedupStateViews}. */
+    public static final int STATE_LAYOUT = 2;
 
     /** The type of {@value #META_STATE}. */
     public static final String META_TYPE =
             "ROW<filter BYTES, retention_ms BIGINT, generations INT>";
 
     private transient SqlDedupState state;
+    private transient DedupStateCache cache;
     private transient DedupStateViews.Meta meta;
     private transient DedupStateViews.Pages pages;
     private transient Hasher hasher;
@@ -132,6 +149,7 @@ public class DedupTableFunction extends ProcessTableFunction<Row> {
         configuredByRow = false;
         meta = new DedupStateViews.Meta();
         pages = new DedupStateViews.Pages();
+        cache = null; // sized by the first row's config
     }
 
     /** Judges one row; see the class comment. */
@@ -139,6 +157,8 @@ public class DedupTableFunction extends ProcessTableFunction<Row> {
             Context ctx,
             @StateHint(name = META_STATE, type = @DataTypeHint(META_TYPE)) Row metaRow,
             @StateHint(name = PAGES_STATE) MapView<Long, long[]> pageView,
+            @StateHint(name = META_V2_STATE) MapView<Integer, byte[]> metaView,
+            @StateHint(name = PAGES_V2_STATE) MapView<Long, byte[]> pagesView,
             @ArgumentHint(name = DedupArguments.INPUT, value = ArgumentTrait.SET_SEMANTIC_TABLE)
                     Row input,
             @ArgumentHint(name = DedupArguments.ID_COLUMN) String idColumn,
@@ -160,12 +180,27 @@ public class DedupTableFunction extends ProcessTableFunction<Row> {
             DedupConfig config =
                     DedupArguments.config(expectedItems, fpp.doubleValue(), retention, generations);
             state.configure(config, expectedItems, meta, pages);
+            cache = new DedupStateCache(config.cacheBytes());
             hasher = config.hasher();
             configure(ctx.tableSemanticsFor(DedupArguments.INPUT), idColumn);
             configuredByRow = true;
         }
         DedupConfig config = state.config();
-        bind(metaRow, pageView, config);
+        Object key = DedupStateCache.keyOf(partitionColumns(input));
+        if (DedupStateViews.migrate(metaRow, pageView, metaView, pagesView)) {
+            cache.forget(key);
+        }
+        DedupStateCache.Entry entry = cache.entry(key);
+        bind(metaRow, metaView, pagesView, entry, config);
+        try {
+            judge(ctx, input, idColumn, config);
+        } finally {
+            cache.trim(entry);
+        }
+    }
+
+    private void judge(Context ctx, Row input, String idColumn, DedupConfig config)
+            throws Exception {
         state.recordIn();
         Hash128 hash = hash(input.getField(idIndex));
         if (hash == null) {
@@ -203,8 +238,19 @@ public class DedupTableFunction extends ProcessTableFunction<Row> {
     }
 
     /** Frees the current key's expired generations (event-time timers, under retention only). */
-    public void onTimer(OnTimerContext ctx, Row metaRow, MapView<Long, long[]> pageView)
+    public void onTimer(
+            OnTimerContext ctx,
+            Row metaRow,
+            MapView<Long, long[]> pageView,
+            MapView<Integer, byte[]> metaView,
+            MapView<Long, byte[]> pagesView)
             throws Exception {
+        // A timer cannot name its key: it reads and writes state directly, and what the cache
+        // holds of its key would be stale afterwards.
+        if (cache != null) {
+            cache.clear();
+        }
+        DedupStateViews.migrate(metaRow, pageView, metaView, pagesView);
         if (state.config() == null) {
             // Restored, and no row has reached this task yet: free under the config the key's
             // state was written with; the first row brings the call's config.
@@ -214,7 +260,7 @@ public class DedupTableFunction extends ProcessTableFunction<Row> {
             }
             state.configure(recorded, DedupConfig.DEFAULT_EXPECTED_ITEMS, meta, pages);
         }
-        bind(metaRow, pageView, state.config());
+        bind(metaRow, metaView, pagesView, null, state.config());
         TimeContext<Long> timeCtx = ctx.timeContext(Long.class);
         // The key is only used for the phase of a new key, and a timer never creates one.
         for (long expiry : state.expireAt(0, timeCtx.time())) {
@@ -222,14 +268,29 @@ public class DedupTableFunction extends ProcessTableFunction<Row> {
         }
     }
 
-    private void bind(Row metaRow, MapView<Long, long[]> pageView, DedupConfig config) {
-        meta.bind(metaRow, config.retentionMillis(), config.generations());
-        pages.bind(pageView);
+    private void bind(
+            Row metaRow,
+            MapView<Integer, byte[]> metaView,
+            MapView<Long, byte[]> pagesView,
+            DedupStateCache.Entry entry,
+            DedupConfig config) {
+        meta.bind(metaRow, metaView, entry, config.retentionMillis(), config.generations());
+        pages.bind(pagesView, cache, entry);
     }
 
+    /** The values of the partition columns of {@code input}. */
+    private Object[] partitionColumns(Row input) {
+        Object[] key = new Object[keyColumns.length];
+        for (int i = 0; i < key.length; i++) {
+            key[i] = input.getField(keyColumns[i]);
+        }
+        return key;
+    }
+
+    /** The config a key's state was written under (layout 2: the row after migration), or null. */
     private static DedupConfig recordedConfig(Row metaRow) {
         Long retention = (Long) metaRow.getField(DedupStateViews.RETENTION_MS);
-        if (metaRow.getField(DedupStateViews.FILTER) == null || retention == null) {
+        if (retention == null) {
             return null;
         }
         Integer generations = (Integer) metaRow.getField(DedupStateViews.GENERATIONS);

@@ -3,7 +3,13 @@ package io.bloomstream.table.internal;
 import io.bloomstream.flink.state.FilterMeta;
 import io.bloomstream.flink.typeutils.FilterMetaSerializer;
 import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+import java.util.AbstractMap;
+import java.util.ArrayList;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.state.MapState;
@@ -15,7 +21,22 @@ import org.apache.flink.types.Row;
 
 /**
  * Views of {@code BLOOM_DEDUP}'s state entries as the {@link MapState} and {@link ValueState} that
- * the DataStream operator's state logic reads and writes, bound to the entries of each call.
+ * the DataStream operator's state logic reads and writes, bound to the entries of each call, read
+ * through a {@link DedupStateCache} and written through to state.
+ *
+ * <p><b>State layout 2</b> (this release): {@code bloom_meta_v2}, a {@code MapView<Integer, BYTES>}
+ * with one entry ({@link #META_KEY}): the key's {@link FilterMeta} in the versioned format of
+ * {@link FilterMetaSerializer}; {@code bloom_pages_v2}, a {@code MapView<Long, BYTES>}: page key
+ * ({@code StateLayout.pageKey}) to the page's 64-bit words, little-endian, 8 bytes each; and the
+ * row {@code bloom_meta} of layout 1 with {@code filter} NULL and the retention and generations the
+ * key was last written under. MapView entries are read only when asked for; Flink reads a PTF's row
+ * state on every call and writes it back when it changed, so the row holds only what a timer needs
+ * after a restore and changes only with the config.
+ *
+ * <p><b>State layout 1</b> (bloomstream 0.4): {@code bloom_meta} holds the whole {@code FilterMeta}
+ * in its BYTES field {@code filter}, and {@code bloom_pages} is a {@code MapView<Long, long[]>}
+ * ({@code ARRAY<BIGINT>}). {@link #migrate} moves a layout-1 key to layout 2 the first time the key
+ * is seen (a row or a timer): {@code filter} non-NULL is what marks it.
  */
 @Internal
 public final class DedupStateViews {
@@ -25,105 +46,283 @@ public final class DedupStateViews {
     public static final int RETENTION_MS = 1;
     public static final int GENERATIONS = 2;
 
+    /** The key of the metadata in {@code bloom_meta_v2}. */
+    public static final int META_KEY = 0;
+
+    private static final VarHandle LONGS =
+            MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+
     private DedupStateViews() {}
 
     /**
-     * The key's {@link FilterMeta} in the BYTES field of the meta state row, in the format of
-     * {@link FilterMetaSerializer} (which starts with its layout version). Each write also records
-     * the retention and generations of the config, so that a timer firing after a restore, before
-     * any row reached the function, frees state under the config it was written with.
+     * Moves the current key's layout-1 state (if {@code row}'s {@code filter} is set) to layout 2:
+     * the metadata bytes (same format) to {@code meta}, every page to {@code pages}; clears the
+     * layout-1 pages and {@code filter}.
+     *
+     * @return whether the key was in layout 1
+     */
+    public static boolean migrate(
+            Row row,
+            MapView<Long, long[]> oldPages,
+            MapView<Integer, byte[]> meta,
+            MapView<Long, byte[]> pages)
+            throws Exception {
+        byte[] filter = (byte[]) row.getField(FILTER);
+        if (filter == null) {
+            return false;
+        }
+        meta.put(META_KEY, filter);
+        List<Map.Entry<Long, long[]>> entries = new ArrayList<>();
+        for (Map.Entry<Long, long[]> e : oldPages.entries()) {
+            entries.add(new AbstractMap.SimpleImmutableEntry<>(e.getKey(), e.getValue()));
+        }
+        for (Map.Entry<Long, long[]> e : entries) {
+            pages.put(e.getKey(), encode(e.getValue()));
+        }
+        oldPages.clear();
+        row.setField(FILTER, null);
+        return true;
+    }
+
+    /** A page's words as layout-2 bytes (little-endian). */
+    public static byte[] encode(long[] words) {
+        byte[] b = new byte[8 * words.length];
+        for (int i = 0; i < words.length; i++) {
+            LONGS.set(b, 8 * i, words[i]);
+        }
+        return b;
+    }
+
+    /** A page's words from layout-2 bytes. */
+    public static long[] decode(byte[] bytes) throws IOException {
+        if (bytes.length % 8 != 0) {
+            throw new IOException(
+                    "Possible corruption: a page of " + bytes.length + " bytes (not words)");
+        }
+        long[] w = new long[bytes.length / 8];
+        for (int i = 0; i < w.length; i++) {
+            w[i] = (long) LONGS.get(bytes, 8 * i);
+        }
+        return w;
+    }
+
+    /**
+     * The key's {@link FilterMeta} in {@code bloom_meta_v2}, through the cache. Each write also
+     * records the retention and generations of the config in the row, so that a timer firing after
+     * a restore, before any row reached the function, frees state under the config it was written
+     * with.
      */
     public static final class Meta implements ValueState<FilterMeta> {
         private final DataOutputSerializer out = new DataOutputSerializer(256);
         private final DataInputDeserializer in = new DataInputDeserializer();
         private Row row;
+        private MapView<Integer, byte[]> view;
+        private DedupStateCache.Entry entry;
         private long retentionMillis;
         private int generations;
 
-        public void bind(Row row, long retentionMillis, int generations) {
+        /**
+         * Binds the view to a call's state.
+         *
+         * @param entry the key's cache entry, or null to read state on every access
+         */
+        public void bind(
+                Row row,
+                MapView<Integer, byte[]> view,
+                DedupStateCache.Entry entry,
+                long retentionMillis,
+                int generations) {
             this.row = row;
+            this.view = view;
+            this.entry = entry;
             this.retentionMillis = retentionMillis;
             this.generations = generations;
         }
 
         @Override
         public FilterMeta value() throws IOException {
-            byte[] bytes = (byte[]) row.getField(FILTER);
-            if (bytes == null) {
-                return null;
+            if (entry != null && entry.metaLoaded) {
+                return entry.meta;
             }
-            in.setBuffer(bytes);
-            return FilterMetaSerializer.INSTANCE.deserialize(in);
+            byte[] bytes = get(view);
+            FilterMeta meta = null;
+            if (bytes != null) {
+                in.setBuffer(bytes);
+                meta = FilterMetaSerializer.INSTANCE.deserialize(in);
+            }
+            if (entry != null) {
+                entry.meta = meta;
+                entry.metaLoaded = true;
+            }
+            return meta;
         }
 
+        /** Writes {@code meta} (not copied: the caller passes a copy of its own). */
         @Override
         public void update(FilterMeta meta) throws IOException {
             out.clear();
             FilterMetaSerializer.INSTANCE.serialize(meta, out);
-            row.setField(FILTER, out.getCopyOfBuffer());
+            try {
+                view.put(META_KEY, out.getCopyOfBuffer());
+            } catch (IOException | RuntimeException e) {
+                throw e;
+            } catch (Exception e) {
+                throw new IOException("cannot write " + META_KEY + " of bloom_meta_v2", e);
+            }
+            row.setField(FILTER, null);
             row.setField(RETENTION_MS, retentionMillis);
             row.setField(GENERATIONS, generations);
+            if (entry != null) {
+                entry.meta = meta;
+                entry.metaLoaded = true;
+            }
+        }
+
+        private static byte[] get(MapView<Integer, byte[]> view) throws IOException {
+            try {
+                return view.get(META_KEY);
+            } catch (IOException | RuntimeException e) {
+                throw e;
+            } catch (Exception e) {
+                throw new IOException("cannot read bloom_meta_v2", e);
+            }
         }
 
         @Override
         public void clear() {
+            try {
+                view.remove(META_KEY);
+            } catch (Exception e) {
+                throw new IllegalStateException("cannot clear bloom_meta_v2", e);
+            }
             for (int i = 0; i < row.getArity(); i++) {
                 row.setField(i, null);
+            }
+            if (entry != null) {
+                entry.meta = null;
+                entry.metaLoaded = true;
             }
         }
     }
 
-    /** The key's pages: page key ({@code StateLayout.pageKey}) to the page's words. */
+    /**
+     * The key's pages in {@code bloom_pages_v2}: page key ({@code StateLayout.pageKey}) to the
+     * page's words. Reads go through the cache; it never shares an array with its caller ({@code
+     * get} returns a copy, {@code put} keeps one), so a caller's mutation reaches the cache only by
+     * {@code put}, which writes state in the same call.
+     */
     public static final class Pages implements MapState<Long, long[]> {
-        private MapView<Long, long[]> view;
+        private MapView<Long, byte[]> view;
+        private DedupStateCache cache;
+        private DedupStateCache.Entry entry;
 
-        public void bind(MapView<Long, long[]> view) {
+        /**
+         * Binds the view to a call's state.
+         *
+         * @param entry the key's cache entry, or null to read state on every access
+         */
+        public void bind(
+                MapView<Long, byte[]> view, DedupStateCache cache, DedupStateCache.Entry entry) {
             this.view = view;
+            this.cache = cache;
+            this.entry = entry;
         }
 
         @Override
         public long[] get(Long key) throws Exception {
-            return view.get(key);
+            if (entry != null) {
+                long[] cached = DedupStateCache.page(entry, key);
+                if (cached != null) {
+                    return cached == DedupStateCache.ABSENT ? null : cached.clone();
+                }
+            }
+            byte[] bytes = view.get(key);
+            long[] words = bytes == null ? null : decode(bytes);
+            if (entry != null) {
+                cache.page(entry, key, words);
+                return words == null ? null : words.clone();
+            }
+            return words;
         }
 
         @Override
         public void put(Long key, long[] value) throws Exception {
-            view.put(key, value);
+            view.put(key, encode(value));
+            if (entry != null) {
+                cache.page(entry, key, value.clone());
+            }
         }
 
         @Override
         public void putAll(Map<Long, long[]> map) throws Exception {
-            view.putAll(map);
+            for (Map.Entry<Long, long[]> e : map.entrySet()) {
+                put(e.getKey(), e.getValue());
+            }
         }
 
         @Override
         public void remove(Long key) throws Exception {
             view.remove(key);
+            if (entry != null) {
+                cache.page(entry, key, null);
+            }
         }
 
         @Override
         public boolean contains(Long key) throws Exception {
-            return view.contains(key);
+            return get(key) != null;
         }
 
+        /** Iterating may remove entries behind the cache: the key's cached pages are dropped. */
         @Override
         public Iterable<Map.Entry<Long, long[]>> entries() throws Exception {
-            return view.entries();
+            uncache();
+            Iterable<Map.Entry<Long, byte[]>> raw = view.entries();
+            return () -> {
+                Iterator<Map.Entry<Long, byte[]>> it = raw.iterator();
+                return new Iterator<>() {
+                    @Override
+                    public boolean hasNext() {
+                        return it.hasNext();
+                    }
+
+                    @Override
+                    public Map.Entry<Long, long[]> next() {
+                        Map.Entry<Long, byte[]> e = it.next();
+                        try {
+                            return new AbstractMap.SimpleImmutableEntry<>(
+                                    e.getKey(), decode(e.getValue()));
+                        } catch (IOException x) {
+                            throw new IllegalStateException("page " + e.getKey(), x);
+                        }
+                    }
+
+                    @Override
+                    public void remove() {
+                        it.remove();
+                    }
+                };
+            };
         }
 
         @Override
         public Iterable<Long> keys() throws Exception {
+            uncache();
             return view.keys();
         }
 
         @Override
         public Iterable<long[]> values() throws Exception {
-            return view.values();
+            List<long[]> values = new ArrayList<>();
+            for (Map.Entry<Long, long[]> e : entries()) {
+                values.add(e.getValue());
+            }
+            return values;
         }
 
         @Override
         public Iterator<Map.Entry<Long, long[]>> iterator() throws Exception {
-            return view.iterator();
+            return entries().iterator();
         }
 
         @Override
@@ -134,6 +333,13 @@ public final class DedupStateViews {
         @Override
         public void clear() {
             view.clear();
+            uncache();
+        }
+
+        private void uncache() {
+            if (entry != null) {
+                cache.dropPages(entry);
+            }
         }
     }
 }

@@ -17,8 +17,8 @@ import org.slf4j.LoggerFactory;
  * The dedup state and metrics of the DataStream operator ({@link KeyedFilterState}, {@link
  * DedupMetrics}) for the SQL function {@code io.bloomstream.table.DedupTableFunction}, which keeps
  * its pages and metadata in its own state entries and passes views of them as {@link MapState} and
- * {@link ValueState}. The function cannot name the current key in its timer callback, so the
- * metadata is never cached between calls (every call reads it from the state view).
+ * {@link ValueState}. The function cannot name the current key in its timer callback, so {@link
+ * KeyedFilterState} keeps no metadata cache; the views cache per key ({@link DedupStateCache}).
  */
 @Internal
 public final class SqlDedupState {

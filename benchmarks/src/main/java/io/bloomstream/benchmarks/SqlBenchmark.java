@@ -1,0 +1,296 @@
+package io.bloomstream.benchmarks;
+
+import io.bloomstream.table.BloomFunctions;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Stream;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.functions.FilterFunction;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.connector.sink2.Sink;
+import org.apache.flink.api.connector.sink2.SinkWriter;
+import org.apache.flink.api.connector.sink2.WriterInitContext;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.PipelineOptions;
+import org.apache.flink.configuration.StateBackendOptions;
+import org.apache.flink.connector.datagen.source.DataGeneratorSource;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.core.execution.SavepointFormatType;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.flink.types.Row;
+import org.apache.flink.types.RowKind;
+
+/**
+ * SQL benchmark: the queries a user writes, through the same SQL path in one run, on the given
+ * state backends: {@code BLOOM_DEDUP} against Flink's keep-first {@code ROW_NUMBER} deduplication
+ * (also with {@code table.exec.state.ttl} set, as users bound its state), and {@code
+ * BLOOM_COUNT_DISTINCT} against {@code COUNT(DISTINCT)} in a {@code GROUP BY} of {@value #GROUPS}
+ * groups. Prints records/s, the ratio to the exact query of the same backend and run, and the state
+ * bytes (a canonical savepoint taken once every record was processed).
+ *
+ * <p>Input: {@code rows} generated ids ({@link DataGeneratorSource}, not rate-limited) as STRING
+ * ({@code id}, the decimal of a scrambled 64-bit number {@code x}; {@code ids} distinct, in passes
+ * over the same order), plus {@code x} and a processing-time attribute. Every query runs in
+ * streaming mode at parallelism 1 with mini-batch on (1 s, 5,000 rows, as Flink's tuning guide
+ * recommends) and checkpoints every 10 s to a filesystem directory. Throughput is measured where
+ * records enter the pipeline (backpressure makes that the pace of the slowest operator), first to
+ * last record: start-up and planning are not in it. Each query first runs once at a tenth of the
+ * size, unreported (JIT warm-up).
+ *
+ * <p>Usage: {@code java -cp benchmarks/target/benchmarks.jar io.bloomstream.benchmarks.SqlBenchmark
+ * [rows] [ids] [backends] [queries]}, e.g. {@code 1000000 500000 hashmap
+ * row_number,bloom_dedup,count_distinct,bloom_count_distinct,row_number_ttl}.
+ */
+public final class SqlBenchmark {
+
+    /** Groups of the count queries. */
+    static final int GROUPS = 16;
+
+    /** The state TTL of the {@code row_number_ttl} query. */
+    static final String TTL = "1 h";
+
+    private static final AtomicLong INPUT = new AtomicLong();
+    private static final AtomicLong OUTPUT = new AtomicLong();
+    private static final AtomicLong FIRST_NANOS = new AtomicLong();
+    private static final AtomicLong LAST_NANOS = new AtomicLong();
+    private static final Map<Long, Long> LAST = new ConcurrentHashMap<>();
+
+    private SqlBenchmark() {}
+
+    /** One measured run. */
+    record Result(
+            String query, String backend, long records, double seconds, long stateBytes, long out) {
+        double recordsPerSecond() {
+            return records / seconds;
+        }
+    }
+
+    /** The exact query each query is compared with. */
+    static String baseline(String query) {
+        return query.contains("count") ? "count_distinct" : "row_number";
+    }
+
+    public static void main(String[] args) throws Exception {
+        long rows = args.length > 0 ? Long.parseLong(args[0]) : 1_000_000;
+        long ids = args.length > 1 ? Long.parseLong(args[1]) : rows / 2;
+        String[] backends = (args.length > 2 ? args[2] : "hashmap").split(",");
+        String[] queries =
+                (args.length > 3
+                                ? args[3]
+                                : "row_number,bloom_dedup,count_distinct,bloom_count_distinct")
+                        .split(",");
+        // Warm-up (not reported): each query once at a tenth of the size, so that the first
+        // measured query does not pay for the JIT alone.
+        for (String q : queries) {
+            run(q, backends[0], rows / 10, Math.max(1, ids / 10));
+        }
+        List<Result> results = new ArrayList<>();
+        for (String backend : backends) {
+            for (String q : queries) {
+                results.add(run(q, backend, rows, ids));
+            }
+        }
+        System.out.printf(
+                Locale.ROOT,
+                "%n## SqlBenchmark: %,d rows of %,d distinct STRING ids, parallelism 1,"
+                        + " mini-batch on, fpp 1%%%n%n",
+                rows,
+                ids);
+        System.out.println(
+                "| backend | query | records/s | vs exact | state bytes | vs exact | rows out |");
+        System.out.println("| --- | --- | --- | --- | --- | --- | --- |");
+        for (Result r : results) {
+            Result exact =
+                    results.stream()
+                            .filter(
+                                    x ->
+                                            x.backend.equals(r.backend)
+                                                    && x.query.equals(baseline(r.query)))
+                            .findFirst()
+                            .orElse(r);
+            System.out.printf(
+                    Locale.ROOT,
+                    "| %s | %s | %,.0f | %.2fx | %,d | %.3fx | %,d |%n",
+                    r.backend,
+                    r.query,
+                    r.recordsPerSecond(),
+                    r.recordsPerSecond() / exact.recordsPerSecond(),
+                    r.stateBytes,
+                    (double) r.stateBytes / exact.stateBytes,
+                    r.out);
+        }
+    }
+
+    /** The SQL of {@code query}. */
+    static String sql(String query, long ids) {
+        long perShard = Math.max(1, (ids + 1023) / 1024);
+        long perGroup = (ids + GROUPS - 1) / GROUPS;
+        switch (query) {
+            case "row_number":
+            case "row_number_ttl":
+                return "SELECT id, x FROM (SELECT id, x, ROW_NUMBER() OVER (PARTITION BY id"
+                        + " ORDER BY pt) AS rn FROM events) WHERE rn = 1";
+            case "bloom_dedup":
+                return "SELECT id, x FROM BLOOM_DEDUP(input => TABLE sharded PARTITION BY shard,"
+                        + " id_column => 'id', expected_items => "
+                        + perShard
+                        + ", fpp => 0.01, uid => 'bench-dedup')";
+            case "count_distinct":
+                return "SELECT g, COUNT(DISTINCT id) FROM events GROUP BY g";
+            case "bloom_count_distinct":
+                return "SELECT g, BLOOM_COUNT_DISTINCT(id, "
+                        + perGroup
+                        + ", 0.01) FROM events GROUP BY g";
+            default:
+                throw new IllegalArgumentException("query: unknown " + query);
+        }
+    }
+
+    private static Result run(String query, String backend, long rows, long ids) throws Exception {
+        INPUT.set(0);
+        OUTPUT.set(0);
+        FIRST_NANOS.set(0);
+        LAST_NANOS.set(0);
+        LAST.clear();
+        Configuration conf = new Configuration();
+        conf.set(StateBackendOptions.STATE_BACKEND, backend);
+        conf.set(PipelineOptions.GENERIC_TYPES, false);
+        Path checkpoints = Files.createTempDirectory("bloomstream-checkpoints");
+        conf.set(CheckpointingOptions.CHECKPOINT_STORAGE, "filesystem");
+        conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpoints.toUri().toString());
+        conf.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofSeconds(10));
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
+        env.setParallelism(1);
+        StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
+        tEnv.getConfig().set("table.exec.mini-batch.enabled", "true");
+        tEnv.getConfig().set("table.exec.mini-batch.allow-latency", "1 s");
+        tEnv.getConfig().set("table.exec.mini-batch.size", "5000");
+        if (query.endsWith("_ttl")) {
+            tEnv.getConfig().set("table.exec.state.ttl", TTL);
+        }
+        BloomFunctions.registerAll(tEnv);
+        // After `rows` real ids the source emits -1 markers until the job is stopped.
+        DataGeneratorSource<Long> source =
+                new DataGeneratorSource<>(
+                        i -> i < rows ? JobBenchmark.idOf(i, ids) : -1L,
+                        Long.MAX_VALUE,
+                        Types.LONG);
+        DataStream<Long> xs =
+                env.fromSource(source, WatermarkStrategy.noWatermarks(), "ids")
+                        .uid("ids")
+                        .filter(new StampRealIds())
+                        .uid("real-ids")
+                        .name("real-ids");
+        tEnv.createTemporaryView("xs", tEnv.fromDataStream(xs).as("x"));
+        tEnv.executeSql(
+                "CREATE TEMPORARY VIEW events AS SELECT CAST(x AS STRING) AS id, x, MOD(x, "
+                        + GROUPS
+                        + ") AS g, PROCTIME() AS pt FROM xs");
+        tEnv.executeSql(
+                "CREATE TEMPORARY VIEW sharded AS SELECT id, x, BLOOM_SHARD(id) AS shard FROM"
+                        + " events");
+        tEnv.toChangelogStream(tEnv.sqlQuery(sql(query, ids)))
+                .sinkTo(new CountingSink())
+                .name("out");
+        JobClient job = env.executeAsync(query + "-" + backend);
+        waitForInput(rows);
+        double seconds = (LAST_NANOS.get() - FIRST_NANOS.get()) / 1e9;
+        Path dir = Files.createTempDirectory("bloomstream-savepoint");
+        // the savepoint flushes the last mini-batch: the sink has every group's final value
+        job.stopWithSavepoint(false, dir.toUri().toString(), SavepointFormatType.CANONICAL).get();
+        long bytes = directorySize(dir);
+        deleteRecursively(dir);
+        deleteRecursively(checkpoints);
+        long out =
+                query.contains("count")
+                        ? LAST.values().stream().mapToLong(Long::longValue).sum()
+                        : OUTPUT.get();
+        Result r = new Result(query, backend, rows, seconds, bytes, out);
+        System.out.printf(
+                Locale.ROOT,
+                "%s/%s: %.2f s, %,.0f records/s, savepoint %,d bytes, %s %,d%n",
+                backend,
+                query,
+                seconds,
+                r.recordsPerSecond(),
+                bytes,
+                query.contains("count") ? "count (sum over groups)" : "rows out",
+                out);
+        return r;
+    }
+
+    private static void waitForInput(long records) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofMinutes(90).toNanos();
+        while (INPUT.get() < records) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("only " + INPUT.get() + " records entered");
+            }
+            Thread.sleep(20);
+        }
+    }
+
+    /** Drops the -1 markers and stamps the first and the latest real record. */
+    static final class StampRealIds implements FilterFunction<Long> {
+        @Override
+        public boolean filter(Long id) {
+            if (id == -1L) {
+                return false;
+            }
+            long now = System.nanoTime();
+            FIRST_NANOS.compareAndSet(0, now);
+            LAST_NANOS.set(now);
+            INPUT.incrementAndGet();
+            return true;
+        }
+    }
+
+    /** Counts inserted rows and keeps each group's latest value (count queries). */
+    static final class CountingSink implements Sink<Row> {
+        @Override
+        public SinkWriter<Row> createWriter(WriterInitContext context) {
+            return new SinkWriter<>() {
+                @Override
+                public void write(Row row, Context context) {
+                    if (row.getKind() != RowKind.INSERT && row.getKind() != RowKind.UPDATE_AFTER) {
+                        return;
+                    }
+                    OUTPUT.incrementAndGet();
+                    Object key = row.getField(0);
+                    if (key instanceof Number g) {
+                        Object v = row.getField(1);
+                        LAST.put(g.longValue(), v == null ? -1 : ((Number) v).longValue());
+                    }
+                }
+
+                @Override
+                public void flush(boolean endOfInput) {}
+
+                @Override
+                public void close() {}
+            };
+        }
+    }
+
+    private static long directorySize(Path dir) throws IOException {
+        try (Stream<Path> files = Files.walk(dir)) {
+            return files.filter(Files::isRegularFile).mapToLong(f -> f.toFile().length()).sum();
+        }
+    }
+
+    private static void deleteRecursively(Path dir) throws IOException {
+        try (Stream<Path> files = Files.walk(dir)) {
+            files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        }
+    }
+}

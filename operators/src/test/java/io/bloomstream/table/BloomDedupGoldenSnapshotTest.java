@@ -1,0 +1,194 @@
+package io.bloomstream.table;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.bloomstream.filter.FilterSpec;
+import io.bloomstream.filter.Hasher;
+import io.bloomstream.flink.dedup.DedupScenario.Base;
+import io.bloomstream.flink.dedup.DedupScenario.Mode;
+import io.bloomstream.testing.Backend;
+import io.bloomstream.testing.HarnessMetrics;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
+import org.apache.flink.streaming.util.OperatorSnapshotUtil;
+import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.StringData;
+import org.apache.flink.table.data.TimestampData;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * Restores the committed snapshots of the operator that Flink's planner makes for a {@code
+ * BLOOM_DEDUP} call ({@link PtfHarness}), on the heap and RocksDB backends: the state names, types
+ * and serializers of every released state layout of {@link DedupTableFunction} must stay
+ * restorable. After the restore every id of the snapshot is a duplicate and new ids pass (up to the
+ * false-positive rate).
+ *
+ * <p>Files {@code sql-dedup-LAYOUT-CASE-BACKEND.snapshot} under {@code
+ * src/test/resources/savepoints}. Layout 1 is the state of bloomstream 0.4: {@code bloom_meta} a
+ * row with the whole {@code FilterMeta} as BYTES, {@code bloom_pages} a {@code MapView<Long,
+ * long[]>}. Layout 2 ({@link io.bloomstream.table.internal.DedupStateViews}) keeps the row for the
+ * config and puts the metadata and pages in {@code MapView}s of BYTES; a layout-1 key moves to
+ * layout 2 when first seen, and the test restores what the restored task wrote as well. Write the
+ * current layout's files (only those) with {@code -Dbloomstream.writeSnapshots=true}.
+ *
+ * <p>The operator's uid does not matter here (a harness restores one operator's state); in a job,
+ * the PTF's {@code uid} argument names it (see docs/sql-dedup.md).
+ */
+class BloomDedupGoldenSnapshotTest {
+
+    /** Ids in each snapshot: {@value}, over {@value #KEYS} partition keys. */
+    private static final int IDS = 1000;
+
+    private static final int KEYS = 5;
+
+    /** The layouts with committed files, oldest first. */
+    private static final int[] LAYOUTS = {1, 2};
+
+    /** The layout this release writes. */
+    private static final int CURRENT = DedupTableFunction.STATE_LAYOUT;
+
+    /** A case of the snapshots: a call's arguments. */
+    enum Case {
+        /** No retention: one generation. */
+        PLAIN(
+                new Base(
+                        Mode.NO_RETENTION,
+                        0,
+                        2,
+                        0,
+                        false,
+                        100,
+                        1,
+                        FilterSpec.AUTO_PAGE_BITS,
+                        0,
+                        Hasher.DEFAULT_SEED,
+                        0L)),
+        /** Event-time retention of 30 s in 3 generations: cleanup timers in the snapshot. */
+        RETENTION(
+                new Base(
+                        Mode.EVENT_TIME,
+                        30_000,
+                        3,
+                        0,
+                        false,
+                        100,
+                        1,
+                        FilterSpec.AUTO_PAGE_BITS,
+                        0,
+                        Hasher.DEFAULT_SEED,
+                        0L));
+
+        final Base base;
+
+        Case(Base base) {
+            this.base = base;
+        }
+
+        Path file(int layout, Backend backend) {
+            return Path.of(
+                    "src/test/resources/savepoints/sql-dedup-"
+                            + layout
+                            + "-"
+                            + name().toLowerCase()
+                            + "-"
+                            + backend.name().toLowerCase()
+                            + ".snapshot");
+        }
+    }
+
+    /** Row i: key k(i mod 5), id i, event time 10 ms apart (1000 rows span 10 s < 30 s). */
+    private static RowData row(PtfHarness.Plan plan, int i) {
+        GenericRowData row = new GenericRowData(plan.inputType().getFieldCount());
+        row.setField(plan.column("k"), StringData.fromString("k" + (i % KEYS)));
+        row.setField(plan.column("id"), StringData.fromString(Integer.toString(i)));
+        row.setField(plan.column("seq"), (long) i);
+        row.setField(
+                plan.column("ts"), TimestampData.fromEpochMillis(1_700_000_000_000L + 10L * i));
+        return row;
+    }
+
+    private static PtfHarness harness(PtfHarness.Plan plan, Backend backend) throws Exception {
+        PtfHarness h = new PtfHarness(plan, new HarnessMetrics(128, 1, 0).environment());
+        h.setStateBackend(backend.create());
+        h.setupOutput();
+        return h;
+    }
+
+    private static long returned(PtfHarness h) {
+        long n = h.getOutput().stream().filter(o -> o instanceof StreamRecord).count();
+        h.getOutput().clear();
+        return n;
+    }
+
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void restoresEveryCommittedLayout(Backend written) throws Exception {
+        for (int layout : LAYOUTS) {
+            for (Case c : Case.values()) {
+                PtfHarness.Plan plan = BloomDedupModelRun.plan(c.base);
+                // a snapshot written on one backend restores on the same backend
+                try (PtfHarness h = harness(plan, written)) {
+                    h.initializeState(
+                            OperatorSnapshotUtil.readStateHandle(
+                                    c.file(layout, written).toString()));
+                    h.open();
+                    for (int i = 0; i < IDS; i++) {
+                        h.processElement(row(plan, i));
+                    }
+                    assertThat(returned(h))
+                            .as("layout %d %s: every id of the snapshot is remembered", layout, c)
+                            .isZero();
+                    // Row IDS again is new to the snapshot; each new id once, then again.
+                    for (int i = IDS; i < IDS + 100; i++) {
+                        h.processElement(row(plan, i));
+                    }
+                    // 100 new ids, rate <= 1% (the cascade's bound): 4.5 sigma allows 5 drops.
+                    assertThat(returned(h))
+                            .as("layout %d %s: new ids", layout, c)
+                            .isBetween(95L, 100L);
+                    for (int i = IDS; i < IDS + 100; i++) {
+                        h.processElement(row(plan, i));
+                    }
+                    assertThat(returned(h)).as("layout %d %s: new ids again", layout, c).isZero();
+                    // What the restored task wrote (layout 2 after a migration) restores too.
+                    var again = h.snapshot(2, 2);
+                    try (PtfHarness h2 = harness(plan, written)) {
+                        h2.initializeState(again);
+                        h2.open();
+                        for (int i = 0; i < IDS + 100; i++) {
+                            h2.processElement(row(plan, i));
+                        }
+                        assertThat(returned(h2))
+                                .as("layout %d %s: restored again", layout, c)
+                                .isZero();
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
+    @EnabledIfSystemProperty(named = "bloomstream.writeSnapshots", matches = "true")
+    void writeSnapshots() throws Exception {
+        for (Backend backend : Backend.values()) {
+            for (Case c : Case.values()) {
+                PtfHarness.Plan plan = BloomDedupModelRun.plan(c.base);
+                try (PtfHarness h = harness(plan, backend)) {
+                    h.open();
+                    for (int i = 0; i < IDS; i++) {
+                        h.processElement(row(plan, i));
+                    }
+                    assertThat(returned(h)).isBetween(990L, (long) IDS);
+                    Path file = c.file(CURRENT, backend);
+                    Files.createDirectories(file.getParent());
+                    OperatorSnapshotUtil.writeStateHandle(h.snapshot(1, 1), file.toString());
+                }
+            }
+        }
+    }
+}
