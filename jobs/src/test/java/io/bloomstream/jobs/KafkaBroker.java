@@ -14,6 +14,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ListOffsetsResult.ListOffsetsResultInfo;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -84,7 +85,20 @@ public final class KafkaBroker implements AutoCloseable {
                         "-c",
                         props.toString()),
                 "format");
+        Path logConfig = dir.resolve("broker-log4j2.properties");
+        Files.writeString(
+                logConfig,
+                String.join(
+                        "\n",
+                        "rootLogger.level = INFO",
+                        "rootLogger.appenderRef.out.ref = out",
+                        "appender.out.name = out",
+                        "appender.out.type = Console",
+                        "appender.out.layout.type = PatternLayout",
+                        "appender.out.layout.pattern = %d{HH:mm:ss,SSS} %-5p [%t] %c{1} - %m%n",
+                        ""));
         List<String> cmd = java();
+        cmd.add(1, "-Dlog4j2.configurationFile=" + logConfig.toUri());
         cmd.add("kafka.Kafka");
         cmd.add(props.toString());
         process =
@@ -165,11 +179,17 @@ public final class KafkaBroker implements AutoCloseable {
         return new KafkaProducer<>(p);
     }
 
-    /** Sends values (raw bytes) to a topic, keyless, and waits for every ack. */
+    /**
+     * Sends values (raw bytes) to a topic, keyless, and waits for every ack. Value i goes to
+     * partition i mod the topic's partition count, so every partition gets its share in every run:
+     * left to Kafka's sticky partitioner, a small batch sometimes lands whole in one partition.
+     */
     public void produce(String topic, Collection<byte[]> values) throws Exception {
         try (KafkaProducer<byte[], byte[]> producer = producer()) {
+            int partitions = producer.partitionsFor(topic).size();
+            int i = 0;
             for (byte[] v : values) {
-                producer.send(new ProducerRecord<>(topic, v));
+                producer.send(new ProducerRecord<>(topic, i++ % partitions, null, v));
             }
             producer.flush();
         }
@@ -208,7 +228,12 @@ public final class KafkaBroker implements AutoCloseable {
         return out;
     }
 
-    /** Whether the group's committed offsets (committed at checkpoints) reached the end. */
+    /**
+     * Whether the group's committed offsets (committed at checkpoints) reached the end of every
+     * partition of the topic. A partition without a committed offset counts as consumed only when
+     * it holds no records: Flink's Kafka source commits no offset for a partition it has read
+     * nothing from.
+     */
     public boolean consumedAll(String group, String topic) {
         try (Admin admin = admin()) {
             Map<TopicPartition, OffsetAndMetadata> committed =
@@ -225,17 +250,12 @@ public final class KafkaBroker implements AutoCloseable {
                             .stream()
                             .map(p -> new TopicPartition(topic, p.partition()))
                             .collect(Collectors.toSet());
-            var end =
-                    admin.listOffsets(
-                                    partitions.stream()
-                                            .collect(
-                                                    Collectors.toMap(
-                                                            p -> p, p -> OffsetSpec.latest())))
-                            .all()
-                            .get(5, TimeUnit.SECONDS);
+            var end = offsets(admin, partitions, OffsetSpec.latest());
+            var start = offsets(admin, partitions, OffsetSpec.earliest());
             for (TopicPartition p : partitions) {
                 OffsetAndMetadata c = committed.get(p);
-                if (c == null || c.offset() < end.get(p).offset()) {
+                long reached = c == null ? start.get(p).offset() : c.offset();
+                if (reached < end.get(p).offset()) {
                     return false;
                 }
             }
@@ -243,6 +263,13 @@ public final class KafkaBroker implements AutoCloseable {
         } catch (Exception e) {
             return false; // not yet known: the caller polls
         }
+    }
+
+    private static Map<TopicPartition, ListOffsetsResultInfo> offsets(
+            Admin admin, Set<TopicPartition> partitions, OffsetSpec spec) throws Exception {
+        return admin.listOffsets(partitions.stream().collect(Collectors.toMap(p -> p, p -> spec)))
+                .all()
+                .get(5, TimeUnit.SECONDS);
     }
 
     @Override

@@ -48,6 +48,17 @@ class BloomCountITCase {
     private static final int KEYS = 8;
     private static final long EVENTS = 60_000;
 
+    /**
+     * Events the source emits between two completed checkpoints. Gating the source on checkpoints
+     * (not on the wall clock) keeps the injected failure after a completed checkpoint on a loaded
+     * machine: when the first checkpoint completes at most these events have been emitted (event
+     * time below 6 s), so the records of 10 later intervals of 8 keys and the 8 finals, 88, are
+     * still to come, more than the {@code EVENTS / 1000} the failure waits for. Paced at 30,000
+     * events per second instead, a first checkpoint that completed late let too few records pass
+     * after it and no failure was injected ("failure injected" false under load).
+     */
+    private static final int PER_CHECKPOINT = 6_000;
+
     /** Event i at time i ms, "i|key|user": key i % 8, user (i * 7919) % (2000 (key + 1)). */
     static String event(long i) {
         long key = i % KEYS;
@@ -201,7 +212,7 @@ class BloomCountITCase {
                                 new DataGeneratorSource<>(
                                         BloomCountITCase::event,
                                         EVENTS,
-                                        RateLimiterStrategy.perSecond(30_000),
+                                        RateLimiterStrategy.perCheckpoint(PER_CHECKPOINT),
                                         Types.STRING),
                                 WatermarkStrategy.<String>forMonotonousTimestamps()
                                         .withTimestampAssigner(
