@@ -143,7 +143,13 @@ public final class FilterSizing implements Serializable {
     public FilterSpec stageSpec(long items, double rate, int stage) {
         double p = stageRate(rate, stage);
         long capacity = stageCapacity(items, stage);
-        int page = pageBits == FilterSpec.AUTO_PAGE_BITS ? statePageBits(capacity, p) : pageBits;
+        int page = pageBits;
+        if (pageBits == FilterSpec.AUTO_PAGE_BITS) {
+            page =
+                    Double.isNaN(firstStageShare)
+                            ? statePageBits(capacity, p)
+                            : cappedStatePageBits(capacity, p);
+        }
         return FilterSpec.builder()
                 .expectedItems(capacity)
                 .fpp(p)
@@ -210,6 +216,33 @@ public final class FilterSizing implements Serializable {
                             : FilterSpec.CLASSIC;
         }
         return page;
+    }
+
+    /**
+     * {@link #statePageBits}, but never a page whose paged sizing needs more than {@link
+     * Sizing#MAX_PAGE_PENALTY} times the classic bits: a stage of a few pages, where raising the
+     * automatic page to {@link #MIN_AUTO_STATE_PAGE_BITS} can cost 16% more bits (1,103 items at
+     * 0.9%: six 2048-bit pages, 11.1 bits per item against the classic 9.8), takes the next larger
+     * page within the penalty, or one classic page. The page rule of the stages of a cascade with a
+     * {@link Builder#firstStageShare} (dedup's default from 0.5); stages of Almeida's split keep
+     * {@link #statePageBits}, so count and overlap make the shapes they made before.
+     */
+    public static int cappedStatePageBits(long capacity, double p) {
+        int page = statePageBits(capacity, p);
+        if (page == FilterSpec.CLASSIC) {
+            return page;
+        }
+        double classic = Sizing.sizeClassic(capacity, p)[0];
+        for (; page <= FilterSpec.MAX_PAGE_BITS && page < classic; page *= 2) {
+            try {
+                if (Sizing.sizePaged(capacity, p, page)[0] <= Sizing.MAX_PAGE_PENALTY * classic) {
+                    return page;
+                }
+            } catch (IllegalArgumentException tooLarge) {
+                // this page size cannot reach the rate within Sizing.MAX_BITS: try a larger one
+            }
+        }
+        return FilterSpec.CLASSIC;
     }
 
     @Override
