@@ -139,17 +139,36 @@ public class FilterBenchmark {
         }
     }
 
-    /** bloomstream's filter, filled with the members. */
+    /**
+     * bloomstream's filter as a library user makes it, {@code BloomFilter.create(n, p)} (the
+     * blocked layout since issue 21), filled with the members.
+     */
     @State(Scope.Thread)
     public static class Ours {
         BloomFilter filter;
 
+        BloomFilter make(long items) {
+            return BloomFilter.create(items, FPP);
+        }
+
         @Setup(Level.Trial)
         public void setUp(Keys keys) {
-            filter = BloomFilter.create(FilterSpec.forItems(keys.items, FPP));
+            filter = make(keys.items);
             for (long i = 0; i < keys.items; i++) {
                 filter.add(Keys.member(i));
             }
+        }
+    }
+
+    /**
+     * What {@code BloomFilter.create(n, p)} made before issue 21: {@link FilterSpec#forItems}
+     * (XXH3-128, automatic pages, lazy storage).
+     */
+    @State(Scope.Thread)
+    public static class Legacy extends Ours {
+        @Override
+        BloomFilter make(long items) {
+            return BloomFilter.create(FilterSpec.forItems(items, FPP));
         }
     }
 
@@ -204,6 +223,16 @@ public class FilterBenchmark {
     @Benchmark
     public boolean guavaMightContainAbsent(Keys keys, Guava guava) {
         return guava.filter.mightContain(keys.nextAbsent());
+    }
+
+    @Benchmark
+    public boolean legacyMightContainAbsent(Keys keys, Legacy legacy) {
+        return legacy.filter.mightContain(keys.nextAbsent());
+    }
+
+    @Benchmark
+    public boolean legacyMightContainMember(Keys keys, Legacy legacy) {
+        return legacy.filter.mightContain(keys.nextMember());
     }
 
     @Benchmark

@@ -90,6 +90,11 @@ public final class JobBenchmark {
         VARIANTS.put("nocache", b -> b.cacheBytes(0));
         // the default with bundles of up to 256 events or 10 ms
         VARIANTS.put("bundled", b -> b.bundle(256, java.time.Duration.ofMillis(10)));
+        // the cascade split of 0.4 and earlier (Almeida's: stage i at p (1 - r) r^i, r = 0.9),
+        // the default before issue 21
+        VARIANTS.put("almeida", b -> b.scalable(2, 0.9).firstStageShare(0.1));
+        // the default with 4096-bit state pages (issue 21: per-entry overhead against heap speed)
+        VARIANTS.put("pages4096", b -> b.pageBits(4096));
     }
 
     static final int MAX_READERS = 64;

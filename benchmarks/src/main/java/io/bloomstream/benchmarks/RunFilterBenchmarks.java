@@ -23,6 +23,10 @@ import org.openjdk.jmh.runner.options.OptionsBuilder;
  * in memory; with the large default one the allocating baselines, Guava and the XXH3-128 path,
  * swung between 60 and 600 ns per lookup in cache, refaulting eden pages), {@code items}
  * (comma-separated sizes instead of the benchmark's).
+ *
+ * <p>"ours" is {@code BloomFilter.create(n, p)}, the filter a library user makes; "legacy" is what
+ * that made before issue 21 ({@code BloomFilter.create(FilterSpec.forItems(n, p))}). Issue 21's
+ * run: {@code -Dinclude='FilterBenchmark\.(guava|ours|legacy|blocked)MightContain(Absent|Member)'}.
  */
 public final class RunFilterBenchmarks {
 
@@ -96,6 +100,21 @@ public final class RunFilterBenchmarks {
             ratio(m, "guavaAdd", "oursAdd", "Guava/ours add, throughput ratio");
             ratio(
                     m,
+                    "guavaMightContainAbsent",
+                    "legacyMightContainAbsent",
+                    "Guava/legacy (create before issue 21) mightContain (absent), throughput ratio");
+            ratio(
+                    m,
+                    "guavaMightContainMember",
+                    "legacyMightContainMember",
+                    "Guava/legacy (create before issue 21) mightContain (member), throughput ratio");
+            ratio(
+                    m,
+                    "blockedMightContainAbsent",
+                    "oursMightContainAbsent",
+                    "BlockedBloomFilter heap/ours mightContain (absent), throughput ratio");
+            ratio(
+                    m,
                     "oursHashOnly",
                     "oursMightContainMember",
                     "share of hashing in ours mightContain (member)");
@@ -132,7 +151,11 @@ public final class RunFilterBenchmarks {
                 new String[] {"blockedMightContainAbsent", "blockedAlignedMightContainAbsent"}) {
             ratio(m, "guavaMightContainAbsent", ours, "Guava/" + ours + ", throughput ratio");
             ratio(m, "fastFilterMightContainAbsent", ours, "FastFilter/" + ours + ", ratio");
-            ratio(m, "oursMightContainAbsent", ours, "BloomFilter (XXH3-128)/" + ours + ", ratio");
+            ratio(
+                    m,
+                    "legacyMightContainAbsent",
+                    ours,
+                    "BloomFilter (XXH3-128)/" + ours + ", ratio");
         }
         ratio(m, "guavaMightContainAbsent", "blockedAlignedMightContainBatch", "Guava/batch");
         for (String batch :

@@ -149,6 +149,33 @@ final class PagedWords {
         return true;
     }
 
+    /**
+     * Allocates every chunk now (a filter that is used densely: no lazy allocation, one array
+     * access per word) and returns the chunk table; chunks are never replaced once allocated.
+     */
+    long[][] allocateAll() {
+        for (int c = 0; c < chunkCount; c++) {
+            if (chunks == null || chunks[c] == null) {
+                allocate(c);
+            }
+        }
+        return chunks;
+    }
+
+    /** The chunk table if every chunk is allocated, else null. */
+    long[][] allChunks() {
+        long[][] t = chunks;
+        if (t == null) {
+            return null;
+        }
+        for (long[] chunk : t) {
+            if (chunk == null) {
+                return null;
+            }
+        }
+        return t;
+    }
+
     /** Allocates chunk {@code c}, moving its blocks (if any) into it. */
     private long[] allocate(int c) {
         if (chunks == null) {

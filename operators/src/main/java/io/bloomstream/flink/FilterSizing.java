@@ -14,8 +14,13 @@ import org.apache.flink.annotation.PublicEvolving;
  * with {@link #builder()}.
  *
  * <p>Under {@link Growth#SCALABLE} growth a filter is a cascade (Almeida et al., "Scalable Bloom
- * Filters", 2007): stage i holds s^i times the items of stage 0 at the rate p (1 - r) r^i of the
- * cascade's budget p, so the compound rate stays at or below p however many items arrive.
+ * Filters", 2007): stage i holds s^i times the items of stage 0. By default (Almeida's split) stage
+ * i takes the rate p (1 - r) r^i of the cascade's budget p. With {@link Builder#firstStageShare}
+ * the first stage, which holds the expected items, takes the share a of p and each later stage i >=
+ * 1 takes p (1 - a) (1 - r) r^(i-1): Almeida's split is a = 1 - r. Either way the rates sum to at
+ * most p, so the compound rate stays at or below p however many items arrive. {@link
+ * io.bloomstream.flink.dedup.DedupConfig} spends most of the budget on the first stage (a = 0.9): a
+ * stream that meets its expected items then costs about what a fixed filter costs.
  */
 @PublicEvolving
 public final class FilterSizing implements Serializable {
@@ -54,6 +59,9 @@ public final class FilterSizing implements Serializable {
     private final int growthFactor;
     private final double tightening;
 
+    /** a, or NaN for Almeida's split (a = 1 - r, computed as p (1 - r) r^i). */
+    private final double firstStageShare;
+
     private FilterSizing(Builder b) {
         this.expectedItems = b.expectedItems;
         this.fpp = b.fpp;
@@ -62,6 +70,7 @@ public final class FilterSizing implements Serializable {
         this.growth = b.growth;
         this.growthFactor = b.growthFactor;
         this.tightening = b.tightening;
+        this.firstStageShare = b.firstStageShare;
     }
 
     /** A builder with the defaults: 10^6 items at 1%, automatic pages, scalable growth. */
@@ -104,9 +113,17 @@ public final class FilterSizing implements Serializable {
         return growthFactor;
     }
 
-    /** r, the rate ratio of consecutive cascade stages. */
+    /** r, the rate ratio of consecutive cascade stages after the first. */
     public double tightening() {
         return tightening;
+    }
+
+    /**
+     * a, the share of the rate budget spent on the first cascade stage: 1 - r unless {@link
+     * Builder#firstStageShare} set it.
+     */
+    public double firstStageShare() {
+        return Double.isNaN(firstStageShare) ? 1 - tightening : firstStageShare;
     }
 
     /** The capacity of cascade stage {@code stage} of a filter sized for {@code items}. */
@@ -126,7 +143,13 @@ public final class FilterSizing implements Serializable {
     public FilterSpec stageSpec(long items, double rate, int stage) {
         double p = stageRate(rate, stage);
         long capacity = stageCapacity(items, stage);
-        int page = pageBits == FilterSpec.AUTO_PAGE_BITS ? statePageBits(capacity, p) : pageBits;
+        int page = pageBits;
+        if (pageBits == FilterSpec.AUTO_PAGE_BITS) {
+            page =
+                    Double.isNaN(firstStageShare)
+                            ? statePageBits(capacity, p)
+                            : cappedStatePageBits(capacity, p);
+        }
         return FilterSpec.builder()
                 .expectedItems(capacity)
                 .fpp(p)
@@ -135,11 +158,22 @@ public final class FilterSizing implements Serializable {
                 .build();
     }
 
-    /** The rate of cascade stage {@code stage} when the cascade's budget is {@code rate}. */
+    /**
+     * The rate of cascade stage {@code stage} when the cascade's budget is {@code rate}: {@code
+     * rate} for a fixed filter; for a cascade rate (1 - r) r^stage under Almeida's split, else rate
+     * a for the first stage and rate (1 - a) (1 - r) r^(stage-1) for a later one. The stages' rates
+     * sum to at most {@code rate}.
+     */
     public double stageRate(double rate, int stage) {
-        return growth == Growth.FIXED
-                ? rate
-                : ScalableBloomFilter.stageFpp(rate, tightening, stage);
+        if (growth == Growth.FIXED) {
+            return rate;
+        }
+        if (Double.isNaN(firstStageShare)) {
+            return ScalableBloomFilter.stageFpp(rate, tightening, stage);
+        }
+        return stage == 0
+                ? rate * firstStageShare
+                : ScalableBloomFilter.stageFpp(rate * (1 - firstStageShare), tightening, stage - 1);
     }
 
     /**
@@ -184,6 +218,33 @@ public final class FilterSizing implements Serializable {
         return page;
     }
 
+    /**
+     * {@link #statePageBits}, but never a page whose paged sizing needs more than {@link
+     * Sizing#MAX_PAGE_PENALTY} times the classic bits: a stage of a few pages, where raising the
+     * automatic page to {@link #MIN_AUTO_STATE_PAGE_BITS} can cost 16% more bits (1,103 items at
+     * 0.9%: six 2048-bit pages, 11.1 bits per item against the classic 9.8), takes the next larger
+     * page within the penalty, or one classic page. The page rule of the stages of a cascade with a
+     * {@link Builder#firstStageShare} (dedup's default from 0.5); stages of Almeida's split keep
+     * {@link #statePageBits}, so count and overlap make the shapes they made before.
+     */
+    public static int cappedStatePageBits(long capacity, double p) {
+        int page = statePageBits(capacity, p);
+        if (page == FilterSpec.CLASSIC) {
+            return page;
+        }
+        double classic = Sizing.sizeClassic(capacity, p)[0];
+        for (; page <= FilterSpec.MAX_PAGE_BITS && page < classic; page *= 2) {
+            try {
+                if (Sizing.sizePaged(capacity, p, page)[0] <= Sizing.MAX_PAGE_PENALTY * classic) {
+                    return page;
+                }
+            } catch (IllegalArgumentException tooLarge) {
+                // this page size cannot reach the rate within Sizing.MAX_BITS: try a larger one
+            }
+        }
+        return FilterSpec.CLASSIC;
+    }
+
     @Override
     public String toString() {
         return "expectedItems="
@@ -197,7 +258,13 @@ public final class FilterSizing implements Serializable {
                 + ", growth="
                 + growth
                 + (growth == Growth.SCALABLE
-                        ? "(s=" + growthFactor + ", r=" + tightening + ")"
+                        ? "(s="
+                                + growthFactor
+                                + ", r="
+                                + tightening
+                                + ", a="
+                                + (Double.isNaN(firstStageShare) ? "1-r" : firstStageShare)
+                                + ")"
                         : "");
     }
 
@@ -211,6 +278,7 @@ public final class FilterSizing implements Serializable {
         private Growth growth = Growth.SCALABLE;
         private int growthFactor = ScalableBloomFilter.DEFAULT_GROWTH;
         private double tightening = ScalableBloomFilter.DEFAULT_TIGHTENING;
+        private double firstStageShare = Double.NaN;
 
         private Builder() {}
 
@@ -262,7 +330,10 @@ public final class FilterSizing implements Serializable {
             return this;
         }
 
-        /** A scalable cascade per key (the default), with growth s and tightening r. */
+        /**
+         * A scalable cascade per key (the default), with growth s and tightening r of the stages
+         * after the first; the first stage's share is {@link #firstStageShare}.
+         */
         public Builder scalable(int growthFactor, double tightening) {
             if (growthFactor < 2 || growthFactor > 16) {
                 throw new IllegalArgumentException(
@@ -275,6 +346,21 @@ public final class FilterSizing implements Serializable {
             this.growth = Growth.SCALABLE;
             this.growthFactor = growthFactor;
             this.tightening = tightening;
+            return this;
+        }
+
+        /**
+         * The share a of the rate budget spent on a cascade's first stage, in (0, 1); the later
+         * stages share the rest, stage i >= 1 at p (1 - a) (1 - r) r^(i-1). Without it the split is
+         * Almeida's, a = 1 - r (stage i at p (1 - r) r^i). It applies to stages made from now on:
+         * restored state keeps the stages it recorded. No effect on a fixed filter.
+         */
+        public Builder firstStageShare(double firstStageShare) {
+            if (!(firstStageShare > 0 && firstStageShare < 1)) {
+                throw new IllegalArgumentException(
+                        "firstStageShare must be in (0, 1), was " + firstStageShare);
+            }
+            this.firstStageShare = firstStageShare;
             return this;
         }
 

@@ -64,7 +64,7 @@ class FilterCodecCorruptionTest {
                 checked++;
             }
         }
-        assertThat(checked).isEqualTo(5000);
+        assertThat(checked).isEqualTo(1000 * samples().length);
     }
 
     @Test

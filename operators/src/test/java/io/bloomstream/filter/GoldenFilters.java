@@ -67,6 +67,11 @@ final class GoldenFilters {
                                 .build());
         fill(keyed, 200);
         filters.put("bloom-siphash-v1.bin", keyed);
+
+        // create(n, p) from bloomstream 0.5 on: 512-bit pages, XXH3-64, storage allocated at once
+        BloomFilter fast = BloomFilter.create(1000, 0.01);
+        fill(fast, 1000);
+        filters.put("bloom-default-v1.bin", fast);
         return filters;
     }
 

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.bloomstream.filter.BloomFilter;
 import io.bloomstream.filter.FilterCodec;
+import io.bloomstream.filter.FilterSpec;
 import io.bloomstream.filter.Normalization;
 import io.bloomstream.flink.count.BloomCount;
 import io.bloomstream.flink.count.BloomOverlap;
@@ -60,7 +61,7 @@ class OperatorUidsITCase {
     private ScreenConfig.Builder<String> screenConfig() throws Exception {
         Path file = tmp.resolve("list.bloom");
         if (!Files.exists(file)) {
-            BloomFilter listed = BloomFilter.create(100, 0.0001);
+            BloomFilter listed = BloomFilter.create(FilterSpec.forItems(100, 0.0001));
             listed.add("7");
             listed.add("42");
             Files.write(file, FilterCodec.encode(listed, Normalization.LOWERCASE));

@@ -2,6 +2,7 @@ package io.bloomstream.jobs.tools;
 
 import io.bloomstream.filter.FilterSpec;
 import io.bloomstream.filter.Sizing;
+import io.bloomstream.flink.dedup.DedupConfig;
 import io.bloomstream.jobs.console.Bytes;
 import io.bloomstream.jobs.console.JsonObjects;
 import io.bloomstream.jobs.io.Counts;
@@ -73,6 +74,8 @@ public final class PlanCommand implements Callable<Integer> {
         }
         long classicBits = Sizing.optimalBits(expectedItems, fpp);
         long exact = Math.round(EXACT_DEDUP_BYTES_PER_ID * expectedItems);
+        FilterSpec stage = dedupFirstStage(expectedItems, fpp);
+        double dedupPerId = dedupStateBytes(stage) / (double) expectedItems;
         PrintWriter out = spec.commandLine().getOut();
         if (json) {
             Map<String, Object> m = new LinkedHashMap<>();
@@ -91,7 +94,10 @@ public final class PlanCommand implements Callable<Integer> {
             m.put(
                     "classic_layout_fpp",
                     Sizing.falsePositiveRate(filter.bits(), filter.hashes(), expectedItems));
+            m.put("dedup_state_bytes_per_id", dedupPerId);
+            m.put("dedup_state_page_bits", stage.isClassic() ? null : stage.pageBits());
             m.put("exact_dedup_bytes", exact);
+            m.put("exact_dedup_bytes_per_id", EXACT_DEDUP_BYTES_PER_ID);
             JsonObjects.print(out, m);
             return 0;
         }
@@ -124,6 +130,13 @@ public final class PlanCommand implements Callable<Integer> {
                 Sizing.falsePositiveRate(filter.bits(), filter.hashes(), expectedItems));
         out.printf(
                 Locale.ROOT,
+                "dedup state       %.2f bytes per id (BloomDedup, default config: first cascade"
+                        + " stage at %.2g, %s; savepoint)%n",
+                dedupPerId,
+                DedupConfig.DEFAULT_FIRST_STAGE_SHARE * fpp,
+                stage.isClassic() ? "one classic page" : stage.pageBits() + "-bit state pages");
+        out.printf(
+                Locale.ROOT,
                 "exact dedup       %d bytes (%s) of Flink state, %.1fx the filter%n",
                 exact,
                 Bytes.human(exact),
@@ -136,6 +149,32 @@ public final class PlanCommand implements Callable<Integer> {
         out.flush();
         return 0;
     }
+
+    /**
+     * The first cascade stage of a dedup key sized for {@code items} at {@code fpp} with the
+     * default config (the stage that holds the expected items; automatic state pages).
+     */
+    static FilterSpec dedupFirstStage(long items, double fpp) {
+        return DedupConfig.builder().expectedItems(items).fpp(fpp).build().stageSpec(items, 0);
+    }
+
+    /**
+     * Savepoint bytes of a full stage: its pages, each with {@link #STATE_ENTRY_BYTES} besides its
+     * bits (a classic stage is one page of all its bits).
+     */
+    static long dedupStateBytes(FilterSpec stage) {
+        long pages = stage.isClassic() ? 1 : stage.pages();
+        long pageBytes = stage.isClassic() ? Sizing.bytes(stage.bits()) : stage.pageBits() / 8;
+        return pages * (pageBytes + STATE_ENTRY_BYTES);
+    }
+
+    /**
+     * Bytes a page of Bloom dedup state costs in a canonical savepoint besides its bits (key group,
+     * key, page index, lengths): 24.2, measured with {@code JobBenchmark} at 10^7 ids as the
+     * difference between 2048-bit and 4096-bit pages of the same bits (issue 21,
+     * benchmarks/RESULTS.md). Each key's metadata (about 110 bytes) is not counted here.
+     */
+    static final int STATE_ENTRY_BYTES = 24;
 
     /**
      * State bytes per distinct id of exact dedup (a {@code ValueState<Boolean>} per long id): the

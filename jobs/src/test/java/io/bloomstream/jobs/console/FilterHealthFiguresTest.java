@@ -48,10 +48,11 @@ class FilterHealthFiguresTest {
 
     @Test
     void stateIsPagesTimesTheStagePageSize() {
-        // 10^6 / 1024 shards = 977 ids per shard at 1%: 2048-bit state pages of 256 bytes
-        DedupConfig config = DedupConfig.builder().expectedItems(1_000_000).fpp(0.01).build();
+        // 10^7 / 1024 shards = 9,766 ids per shard, first stage at 0.9%: 2048-bit state pages of
+        // 256 bytes (at 10^6 the shards' first stages are small classic pages)
+        DedupConfig config = DedupConfig.builder().expectedItems(10_000_000).fpp(0.01).build();
         FilterHealth h = FilterHealth.dedup(figures(1, 5_792, 11_784), config, true, "ids");
-        assertThat(config.stageSpec(977, 0).pageBits()).isEqualTo(2048);
+        assertThat(config.stageSpec(9_766, 0).pageBits()).isEqualTo(2048);
         assertThat(h.stateBytes).isEqualTo(5_792L * 256);
         assertThat(h.stateNote).isEqualTo("5,792 pages of 256 bytes");
     }

@@ -32,6 +32,10 @@ class PlanCommandTest {
                 .contains("floor log2(1/p) 6.644")
                 // the paged model's rate next to the classic layout's with the same m and k
                 .contains("theoretical fpp   9.9980e-03 at 1000000 items (classic layout, same m")
+                // dedup's first cascade stage at 0.9%: 2048-bit state pages of 256 bytes, each
+                // with 24 bytes of entry overhead in a savepoint: 4,832 x 280 / 10^6
+                .contains("dedup state       1.35 bytes per id (BloomDedup, default config: first")
+                .contains("stage at 0.0090, 2048-bit state pages; savepoint)")
                 // 19.0 bytes per id (benchmarks/RESULTS.md) x 10^6, against 1,239,808 bytes
                 .contains("exact dedup       19000000 bytes (18.12 MiB) of Flink state, 15.3x");
     }

@@ -2,6 +2,7 @@ package io.bloomstream.flink.dedup;
 
 import io.bloomstream.filter.FilterSpec;
 import io.bloomstream.filter.Hasher;
+import io.bloomstream.filter.ScalableBloomFilter;
 import io.bloomstream.flink.FilterSizing;
 import io.bloomstream.flink.Retention;
 import io.bloomstream.flink.TimeDomain;
@@ -31,6 +32,21 @@ public final class DedupConfig implements Serializable {
 
     /** Default false-positive rate. */
     public static final double DEFAULT_FPP = FilterSizing.DEFAULT_FPP;
+
+    /**
+     * Default share a of the rate budget spent on a cascade's first stage, the one that holds the
+     * expected items ({@link FilterSizing.Builder#firstStageShare}): at 1% that stage costs about
+     * 2% more bits than a fixed filter, where Almeida's split of bloomstream 0.4 and earlier (a = 1
+     * - r = 0.1) cost 1.5x (benchmarks/RESULTS.md, issue 21).
+     */
+    public static final double DEFAULT_FIRST_STAGE_SHARE = 0.9;
+
+    /**
+     * Default rate ratio r of consecutive later cascade stages (stage i >= 1 at p (1 - a) (1 - r)
+     * r^(i-1)): with it a stream at 1.1 to 3 times its expected items costs what it cost under the
+     * split of 0.4 and earlier, and one at 7 to 127 times costs 10-30% more bits per item.
+     */
+    public static final double DEFAULT_TIGHTENING = 0.7;
 
     /** Default {@link #bundleSize()}: 0, no bundles (see {@link Builder#bundle}). */
     public static final int DEFAULT_BUNDLE_SIZE = 0;
@@ -237,7 +253,10 @@ public final class DedupConfig implements Serializable {
     /** Builds a {@link DedupConfig}; each setter checks its argument. */
     @PublicEvolving
     public static final class Builder {
-        private final FilterSizing.Builder sizing = FilterSizing.builder();
+        private final FilterSizing.Builder sizing =
+                FilterSizing.builder()
+                        .scalable(ScalableBloomFilter.DEFAULT_GROWTH, DEFAULT_TIGHTENING)
+                        .firstStageShare(DEFAULT_FIRST_STAGE_SHARE);
         private long cacheBytes = DEFAULT_CACHE_BYTES;
         private int bundleSize = DEFAULT_BUNDLE_SIZE;
         private Duration bundleDelay = Duration.ZERO;
@@ -335,9 +354,23 @@ public final class DedupConfig implements Serializable {
             return this;
         }
 
-        /** A scalable cascade per key (the default), with growth s and tightening r. */
+        /**
+         * A scalable cascade per key (the default: s = 2, r = {@value #DEFAULT_TIGHTENING}), with
+         * growth s and tightening r of the stages after the first ({@link
+         * FilterSizing.Builder#scalable}).
+         */
         public Builder scalable(int growthFactor, double tightening) {
             sizing.scalable(growthFactor, tightening);
+            return this;
+        }
+
+        /**
+         * The share of the rate budget spent on a cascade's first stage, the one that holds the
+         * expected items ({@link FilterSizing.Builder#firstStageShare}; default {@value
+         * #DEFAULT_FIRST_STAGE_SHARE}).
+         */
+        public Builder firstStageShare(double firstStageShare) {
+            sizing.firstStageShare(firstStageShare);
             return this;
         }
 

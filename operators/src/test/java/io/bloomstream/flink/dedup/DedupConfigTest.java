@@ -56,16 +56,18 @@ class DedupConfigTest {
 
     @Test
     void globalModeSizesEachShardForItsShareOfTheTotal() {
-        // 8 * 10^10 ids over 1024 shards: about 7.8 * 10^7 per shard, which one filter holds
-        DedupConfig config = DedupConfig.builder().expectedItems(80_000_000_000L).build();
+        // 1.5 * 10^11 ids over 1024 shards: about 1.46 * 10^8 per shard, which one filter holds;
+        // one filter of all of them (a first stage at 0.9% of about 1.5 * 10^12 bits) is past
+        // Sizing.MAX_BITS (2^40)
+        DedupConfig config = DedupConfig.builder().expectedItems(150_000_000_000L).build();
         long share = BloomDedup.itemsPerShard(config.expectedItems(), config.shards());
-        assertThat(share).isBetween(78_125_000L, 78_200_000L);
+        assertThat(share).isBetween(146_484_375L, 146_600_000L);
         config.checkFits(share, true);
         // the same total as one key's filter is too large, and the message says what is meant
         assertThatThrownBy(() -> config.checkFits(config.expectedItems(), false))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining(
-                        "cannot size a filter for one key (expectedItems 80000000000)")
+                        "cannot size a filter for one key (expectedItems 150000000000)")
                 .hasMessageContaining("at a false-positive rate of");
     }
 

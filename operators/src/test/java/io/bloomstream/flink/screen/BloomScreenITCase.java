@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.bloomstream.filter.BloomFilter;
 import io.bloomstream.filter.FilterCodec;
+import io.bloomstream.filter.FilterSpec;
 import io.bloomstream.filter.Normalization;
 import io.bloomstream.flink.dedup.BloomDedupITCase;
 import io.bloomstream.testing.Backend;
@@ -157,7 +158,7 @@ class BloomScreenITCase {
     @Test
     void liveUpdatesApplyMidStreamAndSurviveARestartFromCheckpoint(@TempDir Path tmp)
             throws Exception {
-        BloomFilter filter = BloomFilter.create(LISTED, FPP);
+        BloomFilter filter = BloomFilter.create(FilterSpec.forItems(LISTED, FPP));
         for (int i = 0; i < LISTED; i++) {
             filter.add(Normalization.EMAIL.apply(listed(i)));
         }

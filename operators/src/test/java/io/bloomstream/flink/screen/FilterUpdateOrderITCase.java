@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.bloomstream.filter.BloomFilter;
 import io.bloomstream.filter.FilterCodec;
+import io.bloomstream.filter.FilterSpec;
 import io.bloomstream.filter.Normalization;
 import io.bloomstream.testing.Backend;
 import io.bloomstream.testing.MiniClusters;
@@ -102,7 +103,7 @@ class FilterUpdateOrderITCase {
     }
 
     static Path filterFile(Path tmp) throws Exception {
-        BloomFilter filter = BloomFilter.create(1000, 0.01);
+        BloomFilter filter = BloomFilter.create(FilterSpec.forItems(1000, 0.01));
         filter.add(Normalization.EMAIL.apply("listed@bad.example"));
         Path file = tmp.resolve("spam.bloom");
         Files.write(file, FilterCodec.encode(filter, Normalization.EMAIL));
