@@ -123,7 +123,15 @@ public final class FilterSizing implements Serializable {
      * Builder#firstStageShare} set it.
      */
     public double firstStageShare() {
-        return Double.isNaN(firstStageShare) ? 1 - tightening : firstStageShare;
+        return almeidaSplit() ? 1 - tightening : firstStageShare;
+    }
+
+    /**
+     * Whether the split is Almeida's: no share set (NaN), or 0.0 from a {@code FilterSizing}
+     * Java-serialized before the share existed (the builder refuses 0).
+     */
+    private boolean almeidaSplit() {
+        return !(firstStageShare > 0);
     }
 
     /** The capacity of cascade stage {@code stage} of a filter sized for {@code items}. */
@@ -145,10 +153,7 @@ public final class FilterSizing implements Serializable {
         long capacity = stageCapacity(items, stage);
         int page = pageBits;
         if (pageBits == FilterSpec.AUTO_PAGE_BITS) {
-            page =
-                    Double.isNaN(firstStageShare)
-                            ? statePageBits(capacity, p)
-                            : cappedStatePageBits(capacity, p);
+            page = almeidaSplit() ? statePageBits(capacity, p) : cappedStatePageBits(capacity, p);
         }
         return FilterSpec.builder()
                 .expectedItems(capacity)
@@ -168,7 +173,7 @@ public final class FilterSizing implements Serializable {
         if (growth == Growth.FIXED) {
             return rate;
         }
-        if (Double.isNaN(firstStageShare)) {
+        if (almeidaSplit()) {
             return ScalableBloomFilter.stageFpp(rate, tightening, stage);
         }
         return stage == 0
@@ -263,7 +268,7 @@ public final class FilterSizing implements Serializable {
                                 + ", r="
                                 + tightening
                                 + ", a="
-                                + (Double.isNaN(firstStageShare) ? "1-r" : firstStageShare)
+                                + (almeidaSplit() ? "1-r" : firstStageShare)
                                 + ")"
                         : "");
     }
