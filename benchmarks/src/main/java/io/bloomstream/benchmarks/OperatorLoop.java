@@ -137,7 +137,9 @@ public final class OperatorLoop {
                 out = BloomDedup.global(s, IdSelector.ofLong(v -> v), b.build());
             }
             OneInputTransformation t = (OneInputTransformation) out.getTransformation();
-            op = (OneInputStreamOperator) ((SimpleOperatorFactory) t.getOperatorFactory()).getOperator();
+            op =
+                    (OneInputStreamOperator)
+                            ((SimpleOperatorFactory) t.getOperatorFactory()).getOperator();
             keys = t.getStateKeySelector();
             keyType = t.getStateKeyType();
         }
