@@ -34,7 +34,10 @@ import org.apache.flink.util.Collector;
  *
  * <p>Usage: {@code java -Xmx6g -cp benchmarks/target/benchmarks.jar
  * io.bloomstream.benchmarks.OperatorLoop [ids=10000000] [fpp=0.01] [backend=heap|rocksdb]
- * [type=string|long] [pipelines=pass-through,bloom-default,bloom-bundled] [rounds=1]}.
+ * [type=string|long] [pipelines=pass-through,bloom-default,bloom-bundled] [rounds=1]}; pipelines:
+ * {@code bloom-default}, {@code bloom-bundled} (bundles of 256 / 10 ms), {@code bloom-unbundled},
+ * and each with {@code bloom-128} for {@code bloom} (strategy XXH3_128, the hash path before issue
+ * 21).
  */
 public final class OperatorLoop {
 
@@ -121,11 +124,17 @@ public final class OperatorLoop {
             keyType = strings ? Types.STRING : Types.LONG;
         } else {
             DedupConfig.Builder b = DedupConfig.builder().expectedItems(ids).fpp(fpp);
-            if (pipeline.equals("bloom-bundled")) {
+            String variant = pipeline;
+            if (variant.startsWith("bloom-128")) { // the hash path before issue 21, same JVM
+                b.hashStrategy(io.bloomstream.filter.HashStrategy.XXH3_128);
+                variant = "bloom" + variant.substring("bloom-128".length());
+                variant = variant.equals("bloom") ? "bloom-default" : variant;
+            }
+            if (variant.equals("bloom-bundled")) {
                 b.bundle(256, java.time.Duration.ofMillis(10));
-            } else if (pipeline.equals("bloom-unbundled")) {
-                b.bundle(0, java.time.Duration.ofMillis(10));
-            } else if (!pipeline.equals("bloom-default")) {
+            } else if (variant.equals("bloom-unbundled")) {
+                b.noBundles();
+            } else if (!variant.equals("bloom-default")) {
                 throw new IllegalArgumentException("unknown pipeline " + pipeline);
             }
             SingleOutputStreamOperator<?> out;
