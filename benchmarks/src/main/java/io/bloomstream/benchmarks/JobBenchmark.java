@@ -95,6 +95,10 @@ public final class JobBenchmark {
         VARIANTS.put("almeida", b -> b.scalable(2, 0.9).firstStageShare(0.1));
         // the default with 4096-bit state pages (issue 21: per-entry overhead against heap speed)
         VARIANTS.put("pages4096", b -> b.pageBits(4096));
+        // events judged one at a time
+        VARIANTS.put("unbundled", DedupConfig.Builder::noBundles);
+        // the hash path before issue 21: XXH3-128 (what state of 0.4 and before restores with)
+        VARIANTS.put("xxh3-128", b -> b.hashStrategy(io.bloomstream.filter.HashStrategy.XXH3_128));
     }
 
     static final int MAX_READERS = 64;
@@ -148,26 +152,47 @@ public final class JobBenchmark {
         return ((index % distinct) * 0x9E3779B97F4A7C15L) ^ 0x5DEECE66DL;
     }
 
+    /**
+     * The suffix of a pipeline on string ids ({@code bloom-default:string}): the long ids as their
+     * decimal text (a map before the keyed operator, the same in every string pipeline).
+     */
+    static final String STRING_IDS = ":string";
+
     /** The pipeline under test on {@code ids}. */
-    static DataStream<Long> pipeline(
-            String pipeline, DataStream<Long> ids, long distinct, double p) {
+    static DataStream<?> pipeline(String pipeline, DataStream<Long> ids, long distinct, double p) {
+        if (pipeline.endsWith(STRING_IDS)) {
+            String base = pipeline.substring(0, pipeline.length() - STRING_IDS.length());
+            DataStream<String> strings =
+                    ids.map(id -> Long.toString(id)).returns(Types.STRING).name("to-string");
+            return typed(base, strings, Types.STRING, IdSelector.ofString(id -> id), distinct, p);
+        }
+        return typed(pipeline, ids, Types.LONG, IdSelector.ofLong(id -> id), distinct, p);
+    }
+
+    private static <T> DataStream<T> typed(
+            String pipeline,
+            DataStream<T> ids,
+            org.apache.flink.api.common.typeinfo.TypeInformation<T> type,
+            IdSelector<T> idSelector,
+            long distinct,
+            double p) {
         if (pipeline.equals(PASS_THROUGH)) {
-            return ids.keyBy(id -> id, Types.LONG)
-                    .process(new PassThrough())
-                    .returns(Types.LONG)
+            return ids.keyBy(id -> id, type)
+                    .process(new PassThrough<T>())
+                    .returns(type)
                     .uid("pass");
         }
         if (pipeline.equals(EXACT)) {
-            return ids.keyBy(id -> id, Types.LONG)
-                    .process(new ExactDedup())
-                    .returns(Types.LONG)
+            return ids.keyBy(id -> id, type)
+                    .process(new ExactDedup<T>())
+                    .returns(type)
                     .uid("exact");
         }
         DedupConfig.Builder config = DedupConfig.builder().expectedItems(distinct).fpp(p);
         if (!pipeline.equals(BLOOM_DEFAULT)) {
             config = VARIANTS.get(pipeline.substring(BLOOM_PREFIX.length())).apply(config);
         }
-        return BloomDedup.global(ids, IdSelector.ofLong(id -> id), config.build());
+        return BloomDedup.global(ids, idSelector, config.build());
     }
 
     private static JobRun run(
@@ -205,7 +230,7 @@ public final class JobBenchmark {
                 env.fromSource(source, WatermarkStrategy.noWatermarks(), "ids")
                         .filter(new StampRealIds())
                         .name("real-ids");
-        pipeline(pipeline, ids, distinct, o.fpp()).sinkTo(new CountingSink()).name("count");
+        sinkCounting(pipeline(pipeline, ids, distinct, o.fpp()));
         Duration budget = pipeline.equals(EXACT) ? o.exactBudget() : o.budget();
         JobClient job =
                 env.executeAsync(pipeline + "-" + backend + "-p" + parallelism + "-" + distinct);
@@ -380,16 +405,20 @@ public final class JobBenchmark {
         }
     }
 
+    private static <T> void sinkCounting(DataStream<T> out) {
+        out.sinkTo(new CountingSink<T>()).name("count");
+    }
+
     /** Forwards every record (the keyed baseline). */
-    static final class PassThrough extends KeyedProcessFunction<Long, Long, Long> {
+    static final class PassThrough<T> extends KeyedProcessFunction<T, T, T> {
         @Override
-        public void processElement(Long value, Context ctx, Collector<Long> out) {
+        public void processElement(T value, Context ctx, Collector<T> out) {
             out.collect(value);
         }
     }
 
     /** Exact dedup: one ValueState<Boolean> per id. */
-    static final class ExactDedup extends KeyedProcessFunction<Long, Long, Long> {
+    static final class ExactDedup<T> extends KeyedProcessFunction<T, T, T> {
         private transient ValueState<Boolean> seen;
 
         @Override
@@ -398,7 +427,7 @@ public final class JobBenchmark {
         }
 
         @Override
-        public void processElement(Long value, Context ctx, Collector<Long> out) throws Exception {
+        public void processElement(T value, Context ctx, Collector<T> out) throws Exception {
             if (seen.value() == null) {
                 seen.update(Boolean.TRUE);
                 out.collect(value);
@@ -407,14 +436,14 @@ public final class JobBenchmark {
     }
 
     /** Counts the records that come out. */
-    static final class CountingSink implements Sink<Long> {
+    static final class CountingSink<T> implements Sink<T> {
         @Override
-        public SinkWriter<Long> createWriter(WriterInitContext context) {
+        public SinkWriter<T> createWriter(WriterInitContext context) {
             return new SinkWriter<>() {
                 private long n;
 
                 @Override
-                public void write(Long element, Context context) {
+                public void write(T element, Context context) {
                     if ((++n & 1023) == 0) {
                         SEEN.addAndGet(1024);
                     }

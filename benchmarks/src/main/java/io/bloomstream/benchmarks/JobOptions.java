@@ -101,7 +101,11 @@ record JobOptions(
                 throw new IllegalArgumentException("--backends: hashmap or rocksdb, was " + b);
             }
         }
-        for (String p : pipelines) {
+        for (String named : pipelines) {
+            String p =
+                    named.endsWith(JobBenchmark.STRING_IDS)
+                            ? named.substring(0, named.length() - JobBenchmark.STRING_IDS.length())
+                            : named;
             if (!p.equals(JobBenchmark.PASS_THROUGH)
                     && !p.equals(JobBenchmark.EXACT)
                     && !p.equals(JobBenchmark.BLOOM_DEFAULT)
@@ -111,8 +115,8 @@ record JobOptions(
                 throw new IllegalArgumentException(
                         "--pipelines: pass-through, bloom-default, exact or bloom- and one of "
                                 + JobBenchmark.VARIANTS.keySet()
-                                + ", was "
-                                + p);
+                                + ", each optionally with :string, was "
+                                + named);
             }
         }
     }

@@ -158,8 +158,9 @@ record JobRun(
     }
 
     private static String ratio(JobRun r, List<JobRun> runs, String baseline) {
+        String ids = r.pipeline.endsWith(JobBenchmark.STRING_IDS) ? JobBenchmark.STRING_IDS : "";
         for (JobRun b : runs) {
-            if (b.pipeline.equals(baseline) && b.sameCell(r) && b.recordsPerSecond() > 0) {
+            if (b.pipeline.equals(baseline + ids) && b.sameCell(r) && b.recordsPerSecond() > 0) {
                 return String.format(
                         Locale.ROOT, "%.2fx", r.recordsPerSecond() / b.recordsPerSecond());
             }

@@ -35,6 +35,16 @@ public abstract class IdSelector<T> implements Serializable {
             }
 
             @Override
+            public boolean hash64(T event, Hasher hasher, long[] out) {
+                String s = id.apply(event);
+                if (s == null || s.isEmpty()) {
+                    return false;
+                }
+                out[0] = hasher.hash64(s);
+                return true;
+            }
+
+            @Override
             public long shardHash(T event) {
                 String s = id.apply(event);
                 return s == null ? 0 : s.hashCode(); // cached by String, specified by the JLS
@@ -54,6 +64,16 @@ public abstract class IdSelector<T> implements Serializable {
             }
 
             @Override
+            public boolean hash64(T event, Hasher hasher, long[] out) {
+                byte[] b = id.apply(event);
+                if (b == null || b.length == 0) {
+                    return false;
+                }
+                out[0] = hasher.hash64(b, 0, b.length);
+                return true;
+            }
+
+            @Override
             public long shardHash(T event) {
                 byte[] b = id.apply(event);
                 return b == null ? 0 : java.util.Arrays.hashCode(b);
@@ -70,6 +90,16 @@ public abstract class IdSelector<T> implements Serializable {
             public Hash128 hash(T event, Hasher hasher) {
                 Long v = id.apply(event);
                 return v == null ? null : hasher.hash(v);
+            }
+
+            @Override
+            public boolean hash64(T event, Hasher hasher, long[] out) {
+                Long v = id.apply(event);
+                if (v == null) {
+                    return false;
+                }
+                out[0] = hasher.hash64(v.longValue());
+                return true;
             }
 
             @Override
@@ -105,6 +135,20 @@ public abstract class IdSelector<T> implements Serializable {
             }
 
             @Override
+            public boolean hash64(T event, Hasher hasher, long[] out) {
+                java.util.UUID u = id.apply(event);
+                if (u == null) {
+                    return false;
+                }
+                out[0] =
+                        mix64(
+                                u.getMostSignificantBits(),
+                                u.getLeastSignificantBits(),
+                                hasher.seed());
+                return true;
+            }
+
+            @Override
             public long shardHash(T event) {
                 java.util.UUID u = id.apply(event);
                 return u == null ? 0 : u.getMostSignificantBits() ^ u.getLeastSignificantBits();
@@ -131,6 +175,16 @@ public abstract class IdSelector<T> implements Serializable {
             }
 
             @Override
+            public boolean hash64(T event, Hasher hasher, long[] out) {
+                Hash128 h = id.apply(event);
+                if (h == null) {
+                    return false;
+                }
+                out[0] = mix64(h.h1(), h.h2(), hasher.seed());
+                return true;
+            }
+
+            @Override
             public long shardHash(T event) {
                 Hash128 h = id.apply(event);
                 return h == null ? 0 : h.h1() ^ h.h2();
@@ -147,6 +201,26 @@ public abstract class IdSelector<T> implements Serializable {
         long b = io.bloomstream.filter.FilterSpec.mix(lo ^ Long.rotateLeft(seed, 32) ^ a);
         return new Hash128(io.bloomstream.filter.FilterSpec.mix(a ^ Long.rotateLeft(b, 29)), b);
     }
+
+    /** The first half of {@link #mix128}, without allocating: the 64-bit hash of 128 bits. */
+    static long mix64(long hi, long lo, long seed) {
+        long a = io.bloomstream.filter.FilterSpec.mix(hi ^ seed);
+        long b = io.bloomstream.filter.FilterSpec.mix(lo ^ Long.rotateLeft(seed, 32) ^ a);
+        return io.bloomstream.filter.FilterSpec.mix(a ^ Long.rotateLeft(b, 29));
+    }
+
+    /**
+     * The 64-bit hash of the event's id under a 64-bit hasher ({@link Hasher#is64Bit()}), written
+     * to {@code out[0]} without allocating (strings through {@link Hasher#hash64(CharSequence)},
+     * byte arrays and longs through the other {@code hash64} methods, UUIDs and 128-bit ids through
+     * the first half of their {@link #ofUuid} mixing), or false when the event has no usable id
+     * (then {@code out} is unchanged). Public only for the operators' packages.
+     *
+     * @throws IllegalStateException if the hasher is not 64-bit
+     * @throws RuntimeException whatever the user's id function throws
+     */
+    @Internal
+    public abstract boolean hash64(T event, Hasher hasher, long[] out);
 
     /**
      * The hash of the event's id, or null when the event has no usable id.

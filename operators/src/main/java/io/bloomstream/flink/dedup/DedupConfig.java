@@ -1,6 +1,7 @@
 package io.bloomstream.flink.dedup;
 
 import io.bloomstream.filter.FilterSpec;
+import io.bloomstream.filter.HashStrategy;
 import io.bloomstream.filter.Hasher;
 import io.bloomstream.filter.ScalableBloomFilter;
 import io.bloomstream.flink.FilterSizing;
@@ -57,6 +58,16 @@ public final class DedupConfig implements Serializable {
     /** Default budget of the write-back cache per parallel instance: 64 MiB. */
     public static final long DEFAULT_CACHE_BYTES = 64L << 20;
 
+    /**
+     * The strategy of {@link BloomDedup}'s operators when the config sets none: {@link
+     * HashStrategy#XXH3_64}, one 64-bit hash per id that chooses the shard, the page and the bits,
+     * computed without allocating. State written with {@link HashStrategy#XXH3_128} (bloomstream
+     * 0.4 and before) restores only with {@code hashStrategy(HashStrategy.XXH3_128)}: the recorded
+     * strategy is checked on restore. (The SQL function BLOOM_DEDUP, whose state has not moved to
+     * it yet, hashes with XXH3_128 when none is set: see {@link #hasher()}.)
+     */
+    public static final HashStrategy DEFAULT_HASH_STRATEGY = HashStrategy.XXH3_64;
+
     /** Default number of virtual keys (shards) in global mode. */
     public static final int DEFAULT_SHARDS = 1024;
 
@@ -67,6 +78,7 @@ public final class DedupConfig implements Serializable {
     private final long cacheBytes;
     private final int bundleSize;
     private final Duration bundleDelay;
+    private final HashStrategy hashStrategy;
 
     private DedupConfig(Builder b, FilterSizing sizing, Retention retention) {
         this.sizing = sizing;
@@ -76,6 +88,7 @@ public final class DedupConfig implements Serializable {
         this.cacheBytes = b.cacheBytes;
         this.bundleSize = b.bundleSize;
         this.bundleDelay = b.bundleDelay;
+        this.hashStrategy = b.hashStrategy;
     }
 
     /** A builder with the defaults. */
@@ -134,9 +147,39 @@ public final class DedupConfig implements Serializable {
         return sizing.seed();
     }
 
-    /** The hasher (XXH3-128 with {@link #seed()}). */
+    /**
+     * The strategy set with {@link Builder#hashStrategy}, or null when none was set ({@link
+     * BloomDedup}'s operators then use {@link #DEFAULT_HASH_STRATEGY}).
+     */
+    public HashStrategy hashStrategy() {
+        return hashStrategy;
+    }
+
+    /**
+     * The hasher: {@link #hashStrategy()} with {@link #seed()}, XXH3-128 when no strategy is set
+     * (the operators of {@link BloomDedup} first set {@link #DEFAULT_HASH_STRATEGY}: {@link
+     * #withHashStrategyIfUnset}). Creating an XXH3 hasher derives its secret from the seed: call it
+     * once and keep the instance.
+     */
     public Hasher hasher() {
-        return sizing.hasher();
+        return hashStrategy == HashStrategy.XXH3_64 ? Hasher.xxh3_64(seed()) : sizing.hasher();
+    }
+
+    /** This config with {@code strategy} as its hash strategy if it sets none, else itself. */
+    @org.apache.flink.annotation.Internal
+    public DedupConfig withHashStrategyIfUnset(HashStrategy strategy) {
+        return hashStrategy != null ? this : new DedupConfig(this, strategy);
+    }
+
+    private DedupConfig(DedupConfig c, HashStrategy strategy) {
+        this.sizing = c.sizing;
+        this.retention = c.retention;
+        this.shards = c.shards;
+        this.emitDuplicates = c.emitDuplicates;
+        this.cacheBytes = c.cacheBytes;
+        this.bundleSize = c.bundleSize;
+        this.bundleDelay = c.bundleDelay;
+        this.hashStrategy = strategy;
     }
 
     /** How a key's filter grows past its expected items. */
@@ -246,6 +289,7 @@ public final class DedupConfig implements Serializable {
                 + emitDuplicates
                 + ", cacheBytes="
                 + cacheBytes
+                + (hashStrategy == null ? "" : ", hash=" + hashStrategy)
                 + (bundleSize == 0 ? "" : ", bundle=" + bundleSize + "/" + bundleDelay)
                 + "}";
     }
@@ -266,8 +310,28 @@ public final class DedupConfig implements Serializable {
         private Duration allowedLateness = Duration.ZERO;
         private int shards = DEFAULT_SHARDS;
         private boolean emitDuplicates;
+        private HashStrategy hashStrategy;
 
         private Builder() {}
+
+        /**
+         * How ids are hashed (unset by default: {@link BloomDedup}'s operators then use {@link
+         * DedupConfig#DEFAULT_HASH_STRATEGY}, {@link HashStrategy#XXH3_64}). Set {@link
+         * HashStrategy#XXH3_128} to restore state written by bloomstream 0.4 or before, which
+         * hashed with it: a restore under another strategy fails naming the field {@code strategy},
+         * since every id would be looked up at other bits (and, in global mode, in another shard).
+         *
+         * @throws IllegalArgumentException for a keyed strategy (the operators take no secret key)
+         */
+        public Builder hashStrategy(HashStrategy hashStrategy) {
+            java.util.Objects.requireNonNull(hashStrategy, "hashStrategy");
+            if (hashStrategy.isKeyed()) {
+                throw new IllegalArgumentException(
+                        "hashStrategy must be XXH3_64 or XXH3_128, was " + hashStrategy);
+            }
+            this.hashStrategy = hashStrategy;
+            return this;
+        }
 
         /** Expected distinct ids per key (in global mode: in total). */
         public Builder expectedItems(long expectedItems) {

@@ -73,8 +73,20 @@ public class DedupFunction<K, T> extends KeyedProcessFunction<K, T, T>
     private transient ListState<String> shapeState;
     private transient org.apache.flink.streaming.api.operators.KeyContext keyContext;
 
-    /** The hash of the next event's id when the operator computed it already (bundles). */
-    private transient Hash128 nextHash;
+    /** Whether the hasher gives one 64-bit hash per id (then h2 = h1). */
+    private transient boolean is64;
+
+    /** The current event's hash (h1, h2), written without allocation. */
+    private transient long[] hash;
+
+    /**
+     * Whether the operator computed the next event's hash already (bundles): 1 it is in {@link
+     * #hash}, -1 the event has no usable id, 0 not computed.
+     */
+    private transient int nextHash;
+
+    /** Global mode's shard selector of the operator, which hashed the current event, or null. */
+    private transient io.bloomstream.flink.internal.Shards.Selector<?> shardSelector;
 
     DedupFunction(
             IdSelector<T> idSelector,
@@ -85,7 +97,9 @@ public class DedupFunction<K, T> extends KeyedProcessFunction<K, T, T>
             OutputTag<T> rejected,
             OutputTag<T> late) {
         this.idSelector = Objects.requireNonNull(idSelector, "idSelector");
-        this.config = Objects.requireNonNull(config, "config");
+        this.config =
+                Objects.requireNonNull(config, "config")
+                        .withHashStrategyIfUnset(DedupConfig.DEFAULT_HASH_STRATEGY);
         this.itemsPerKey = itemsPerKey;
         this.shards = shards;
         this.duplicates = duplicates;
@@ -101,6 +115,8 @@ public class DedupFunction<K, T> extends KeyedProcessFunction<K, T, T>
         eventTimes = new EventTimes(LOG, "Bloom dedup with event-time retention");
         latenessMillis = config.allowedLateness().toMillis();
         hasher = config.hasher(); // creating an XXH3 instance derives its secret: do it once
+        is64 = hasher.is64Bit();
+        hash = new long[2];
         filter =
                 new KeyedFilterState(
                         config,
@@ -130,14 +146,54 @@ public class DedupFunction<K, T> extends KeyedProcessFunction<K, T, T>
         this.keyContext = keys;
     }
 
-    /** The hash of an event's id, or null for an event without a usable id. */
-    Hash128 hashOf(T event) {
-        return idSelector.hash(event, hasher);
+    /**
+     * Writes the hash (h1, h2) of an event's id to {@code out[0..2)}, h2 = h1 under a 64-bit hasher
+     * (no allocation on that path); false for an event without a usable id.
+     */
+    boolean hashInto(T event, long[] out) {
+        int last = shardSelector == null ? 0 : shardSelector.lastHash(event, out);
+        if (last != 0) { // the operator's shard selector hashed this event just now
+            out[1] = out[0];
+            return last > 0;
+        }
+        if (is64) {
+            if (!idSelector.hash64(event, hasher, out)) {
+                return false;
+            }
+            out[1] = out[0];
+            return true;
+        }
+        Hash128 h = idSelector.hash(event, hasher);
+        if (h == null) {
+            return false;
+        }
+        out[0] = h.h1();
+        out[1] = h.h2();
+        return true;
     }
 
-    /** Uses {@code hash} (from {@link #hashOf}) for the next event instead of hashing its id. */
-    void useHash(Hash128 hash) {
-        nextHash = hash;
+    /**
+     * Uses (h1, h2) from {@link #hashInto} for the next event instead of hashing its id ({@code
+     * valid} false: the event has no usable id).
+     */
+    void useHash(boolean valid, long h1, long h2) {
+        nextHash = valid ? 1 : -1;
+        hash[0] = h1;
+        hash[1] = h2;
+    }
+
+    /** Forgets a hash given by {@link #useHash} and not used. */
+    void clearHash() {
+        nextHash = 0;
+    }
+
+    /**
+     * Lends the function global mode's shard selector of its operator: it hashes each event's id
+     * (under the 64-bit strategy) just before the function sees the event, so the function takes
+     * that hash instead of computing it again. Called before {@link #open}.
+     */
+    void useShardSelector(io.bloomstream.flink.internal.Shards.Selector<?> selector) {
+        this.shardSelector = selector;
     }
 
     /**
@@ -152,6 +208,11 @@ public class DedupFunction<K, T> extends KeyedProcessFunction<K, T, T>
         return filter == null ? null : filter.cache();
     }
 
+    /** The config, its hash strategy set. */
+    DedupConfig config() {
+        return config;
+    }
+
     /** Writes the cached changes of filter state to Flink's state. */
     void flush() throws Exception {
         if (filter != null) {
@@ -162,9 +223,14 @@ public class DedupFunction<K, T> extends KeyedProcessFunction<K, T, T>
     @Override
     public void processElement(T event, Context ctx, Collector<T> out) throws Exception {
         metrics.recordsIn.inc();
-        Hash128 hash = nextHash != null ? nextHash : idSelector.hash(event, hasher);
-        nextHash = null;
-        if (hash == null) {
+        boolean valid;
+        if (nextHash != 0) {
+            valid = nextHash > 0;
+            nextHash = 0;
+        } else {
+            valid = hashInto(event, hash);
+        }
+        if (!valid) {
             reject(event, ctx, "no id (null or empty)");
             return;
         }
@@ -202,7 +268,7 @@ public class DedupFunction<K, T> extends KeyedProcessFunction<K, T, T>
                 horizon = time;
             }
         }
-        if (filter.addIfAbsent(ctx.getCurrentKey(), hash.h1(), hash.h2(), time, horizon)) {
+        if (filter.addIfAbsent(ctx.getCurrentKey(), hash[0], hash[1], time, horizon)) {
             metrics.passed.inc();
             out.collect(event);
         } else {

@@ -1,6 +1,6 @@
 package io.bloomstream.flink.dedup;
 
-import io.bloomstream.filter.Hash128;
+import io.bloomstream.flink.internal.Shards;
 import io.bloomstream.flink.state.KeyCache;
 import java.util.ArrayList;
 import java.util.List;
@@ -44,7 +44,10 @@ public final class DedupOperator<K, T> extends KeyedProcessOperator<K, T, T> {
     private final long bundleDelayMillis;
 
     private transient List<StreamRecord<T>> bundle;
-    private transient Hash128[] hashes;
+    private transient long[] h1s;
+    private transient long[] h2s;
+    private transient boolean[] valid;
+    private transient long[] scratch;
     private transient long[][] pages;
     private transient Object[] keyOf;
     private transient TypeSerializer<T> copier;
@@ -61,10 +64,16 @@ public final class DedupOperator<K, T> extends KeyedProcessOperator<K, T, T> {
     @Override
     public void open() throws Exception {
         function.useKeyContext(this);
+        if (getStateKeySelector1() instanceof Shards.Selector<?> shards) {
+            function.useShardSelector(shards);
+        }
         super.open();
         if (bundleSize > 0) {
             bundle = new ArrayList<>(bundleSize);
-            hashes = new Hash128[bundleSize];
+            h1s = new long[bundleSize];
+            h2s = new long[bundleSize];
+            valid = new boolean[bundleSize];
+            scratch = new long[2];
             pages = new long[bundleSize][];
             keyOf = new Object[bundleSize];
             if (getExecutionConfig().isObjectReuseEnabled()) {
@@ -105,11 +114,13 @@ public final class DedupOperator<K, T> extends KeyedProcessOperator<K, T, T> {
         int n = bundle.size();
         for (int i = 0; i < n; i++) {
             T value = bundle.get(i).getValue();
-            Hash128 h = function.hashOf(value);
-            Object key = keys.getKey(value);
-            hashes[i] = h;
+            Object key = keys.getKey(value); // global mode's selector hashes the id: first
+            boolean ok = function.hashInto(value, scratch);
+            valid[i] = ok;
+            h1s[i] = scratch[0];
+            h2s[i] = scratch[1];
             keyOf[i] = key;
-            pages[i] = h == null ? null : function.pageToTouch(key, h.h1());
+            pages[i] = ok ? function.pageToTouch(key, scratch[0]) : null;
         }
         // A tight loop of independent loads, one per 64-byte line of each page: the CPU keeps many
         // of their misses in flight at once, so the judging pass below finds the lines in cache.
@@ -130,13 +141,12 @@ public final class DedupOperator<K, T> extends KeyedProcessOperator<K, T, T> {
                 StreamRecord<T> record = bundle.get(i);
                 setCurrentKey(keyOf[i]); // as setKeyContextElement1 would, without a second getKey
                 keyOf[i] = null;
-                function.useHash(hashes[i]);
+                function.useHash(valid[i], h1s[i], h2s[i]);
                 super.processElement(record);
-                hashes[i] = null;
             }
         } finally {
             bundle.clear();
-            function.useHash(null);
+            function.clearHash();
             if (current != null) {
                 setCurrentKey(current);
             }
@@ -164,6 +174,11 @@ public final class DedupOperator<K, T> extends KeyedProcessOperator<K, T, T> {
         judgeBundle(); // already judged before the barrier; a harness may skip that step
         function.flush();
         super.snapshotState(context);
+    }
+
+    /** The function's config, its hash strategy set (for tests). */
+    DedupConfig configForTests() {
+        return function.config();
     }
 
     /** The write-back cache, or null when it is off (for tests). */

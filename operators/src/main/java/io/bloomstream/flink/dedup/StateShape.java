@@ -118,6 +118,12 @@ final class StateShape {
                                                 + fields.get("retentionMillis")
                                                 + ")"
                                         : "")
+                                + (name.equals("strategy")
+                                        ? " (set DedupConfig.Builder#hashStrategy(HashStrategy."
+                                                + was
+                                                + "); state of bloomstream 0.4 and before was"
+                                                + " written with XXH3_128)"
+                                        : "")
                                 + "; restore with the savepoint's "
                                 + name
                                 + " (changing it would let duplicates pass or drop first"

@@ -1,6 +1,7 @@
 package io.bloomstream.flink.internal;
 
 import io.bloomstream.filter.FilterSpec;
+import io.bloomstream.filter.Hasher;
 import io.bloomstream.flink.IdSelector;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.java.functions.KeySelector;
@@ -64,23 +65,90 @@ public final class Shards {
     }
 
     /**
-     * The shard of an event: SplitMix64 of {@link IdSelector#shardHash} (the id's own cheap hash),
-     * reduced to [0, shards). It does not hash the id with XXH3, which the dedup function does
-     * once; the page inside the shard comes from that XXH3 hash, so the two are independent.
+     * The shard in [0, shards) of an id whose 64-bit hash is {@code h} (under {@link
+     * io.bloomstream.filter.HashStrategy#XXH3_64}): its low 32 bits, reduced by a multiply-shift.
+     * The page inside the shard takes the top bits of h ({@link FilterSpec#page}) and the bit
+     * positions a bijective re-mix of all of h, so for a hash whose bits are independent the shard,
+     * the page and the positions are independent.
+     */
+    public static int shardOf64(long h, int shards) {
+        return (int) (((h & 0xFFFFFFFFL) * shards) >>> 32);
+    }
+
+    /**
+     * The shard of an event. Under a 64-bit hasher ({@link Hasher#is64Bit()}): {@link #shardOf64}
+     * of the id's 64-bit hash, the same hash the dedup function judges the id by, and the selector
+     * keeps the last event's hash so that the operator, which calls the selector on each record
+     * just before it processes it, need not hash the id again ({@link #lastHash}). Shard keys are
+     * interned {@code Integer}s (no allocation per event). Under a 128-bit hasher (state written by
+     * bloomstream 0.4 and before): SplitMix64 of {@link IdSelector#shardHash} (the id's own cheap
+     * hash), reduced to [0, shards). It does not hash the id with XXH3, which the dedup function
+     * does once; the page inside the shard comes from that XXH3 hash, so the two are independent.
      */
     public static final class Selector<T> implements KeySelector<T, Integer> {
-        private static final long serialVersionUID = 1L;
+        private static final long serialVersionUID = 2L;
         private final IdSelector<T> id;
         private final int shards;
 
+        /** Whether ids are routed by their 64-bit hash; if so, under this seed. */
+        private final boolean by64;
+
+        private final long seed;
+
+        private transient Hasher hasher;
+        private transient Integer[] keys;
+        private transient long[] scratch;
+        private transient Object lastEvent;
+        private transient boolean lastValid;
+
+        /** Routing of state written with a 128-bit strategy (XXH3-128): by the id's shardHash. */
         public Selector(IdSelector<T> id, int shards) {
+            this(id, shards, null);
+        }
+
+        /**
+         * Routing by the id's hash under {@code hasher} when it is 64-bit, else as {@link
+         * #Selector(IdSelector, int)}.
+         */
+        public Selector(IdSelector<T> id, int shards, Hasher hasher) {
             this.id = id;
             this.shards = shards;
+            this.by64 = hasher != null && hasher.is64Bit();
+            this.seed = hasher == null ? 0 : hasher.seed();
         }
 
         @Override
         public Integer getKey(T event) {
-            return shardOf(FilterSpec.mix(id.shardHash(event)), shards);
+            if (!by64) {
+                return shardOf(FilterSpec.mix(id.shardHash(event)), shards);
+            }
+            if (keys == null) {
+                hasher = Hasher.xxh3_64(seed);
+                keys = new Integer[shards];
+                for (int i = 0; i < shards; i++) {
+                    keys[i] = i;
+                }
+                scratch = new long[1];
+            }
+            lastEvent = event;
+            lastValid = id.hash64(event, hasher, scratch);
+            return keys[lastValid ? shardOf64(scratch[0], shards) : 0];
+        }
+
+        /**
+         * Writes the 64-bit hash of {@code event}'s id to {@code out[0]} and returns 1 when this
+         * selector's last {@link #getKey} was for this very object (identity) and the id was
+         * usable, -1 when it was and the id was not, and 0 when it did not hash this event.
+         */
+        public int lastHash(Object event, long[] out) {
+            if (!by64 || event == null || event != lastEvent) {
+                return 0;
+            }
+            if (!lastValid) {
+                return -1;
+            }
+            out[0] = scratch[0];
+            return 1;
         }
     }
 }

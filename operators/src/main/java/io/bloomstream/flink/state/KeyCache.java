@@ -100,6 +100,13 @@ public final class KeyCache {
     // Insertion order; eviction gives used entries a second chance (CLOCK), so a hit costs a field
     // write instead of relinking an access-ordered map.
     private final LinkedHashMap<Object, Entry> entries = new LinkedHashMap<>(1024);
+
+    /**
+     * The entries of small non-negative {@code Integer} keys (global mode's shards), found by index
+     * without hashing or boxing: the same entries as in {@link #entries}, which keeps their order.
+     */
+    private Entry[] indexed = new Entry[0];
+
     private final List<Entry> dirty = new ArrayList<>();
     private long bytes;
     private long flushes;
@@ -115,9 +122,18 @@ public final class KeyCache {
         this.pageState = pageState;
     }
 
+    /** Integer keys below this are found by index ({@link #indexed}); the most shards. */
+    static final int MAX_INDEXED = 1 << 20;
+
     /** The cached entry of {@code key}, or null. */
     public Entry get(Object key) {
-        Entry e = entries.get(key);
+        Entry e;
+        int i = indexOf(key);
+        if (i >= 0) {
+            e = i < indexed.length ? indexed[i] : null;
+        } else {
+            e = entries.get(key);
+        }
         if (e != null) {
             e.referenced = true;
         }
@@ -128,8 +144,42 @@ public final class KeyCache {
     public Entry put(Object key, FilterMeta meta) {
         Entry e = new Entry(key, meta, meta == null);
         entries.put(key, e);
+        int i = indexOf(key);
+        if (i >= 0) {
+            if (i >= indexed.length) {
+                indexed =
+                        java.util.Arrays.copyOf(
+                                indexed,
+                                Math.min(MAX_INDEXED, Math.max(i + 1, 2 * indexed.length)));
+            }
+            indexed[i] = e;
+        }
         bytes += e.bytes;
         return e;
+    }
+
+    /** The index of a small non-negative Integer key, or -1 for any other key. */
+    private static int indexOf(Object key) {
+        if (key instanceof Integer) {
+            int i = (Integer) key;
+            if (i >= 0 && i < MAX_INDEXED) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    private Entry removeEntry(Object key) {
+        Entry e = entries.remove(key);
+        unindex(key);
+        return e;
+    }
+
+    private void unindex(Object key) {
+        int i = indexOf(key);
+        if (i >= 0 && i < indexed.length) {
+            indexed[i] = null;
+        }
     }
 
     /** Notes that the entry's metadata changed. */
@@ -215,7 +265,7 @@ public final class KeyCache {
      * state directly; the key must be the backend's current key.
      */
     public void writeBackAndDrop(Object key) throws Exception {
-        Entry e = entries.remove(key);
+        Entry e = removeEntry(key);
         if (e != null) {
             bytes -= e.bytes;
             if (e.dirty) {
@@ -226,7 +276,7 @@ public final class KeyCache {
 
     /** Forgets a key whose state the caller cleared, without writing anything. */
     public void forget(Object key) {
-        Entry e = entries.remove(key);
+        Entry e = removeEntry(key);
         if (e != null) {
             bytes -= e.bytes;
             e.dirty = false; // left in the dirty list; flush skips it
@@ -250,9 +300,10 @@ public final class KeyCache {
             it.remove();
             if (e.referenced) {
                 e.referenced = false;
-                secondChance.add(e); // back at the tail, below
+                secondChance.add(e); // back at the tail, below (still indexed)
                 continue;
             }
+            unindex(e.key);
             bytes -= e.bytes;
             if (e.dirty) {
                 keys.setCurrentKey(e.key);

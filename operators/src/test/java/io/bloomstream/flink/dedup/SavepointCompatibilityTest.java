@@ -4,6 +4,7 @@ import static io.bloomstream.flink.dedup.DedupHarness.output;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.bloomstream.filter.HashStrategy;
 import io.bloomstream.flink.TimeDomain;
 import io.bloomstream.testing.Backend;
 import java.nio.file.Files;
@@ -18,9 +19,10 @@ import org.junit.jupiter.params.provider.EnumSource;
 /**
  * Restores dedup operator snapshots committed under {@code src/test/resources/savepoints}, with
  * heap and RocksDB backends: bloomstream 0.1 (metadata layout 1, no retention, no shape record) and
- * 0.2 (layout 2, event-time retention, shape record) and 0.4 (layout 3, written through the
- * write-back cache). The state layout (state names, serializers and their snapshots) must stay
- * restorable. Rewrite them only when adding a new version's files, with {@code
+ * 0.2 (layout 2, event-time retention, shape record), 0.4 (layout 3, written through the write-back
+ * cache), all three hashed with XXH3-128, and 0.5 (layout 3, the 64-bit hash path: XXH3-64, the
+ * default strategy since then). The state layout (state names, serializers and their snapshots)
+ * must stay restorable. Rewrite them only when adding a new version's files, with {@code
  * -Dbloomstream.writeSnapshots=true} (which writes the current version's files only).
  */
 class SavepointCompatibilityTest {
@@ -29,18 +31,35 @@ class SavepointCompatibilityTest {
 
     /** A committed snapshot version: its config and its events (in arrival order). */
     enum Version {
-        V0_1("0.1", DedupConfig.builder().expectedItems(100).fpp(0.01).build()),
+        V0_1(
+                "0.1",
+                DedupConfig.builder()
+                        .expectedItems(100)
+                        .fpp(0.01)
+                        .hashStrategy(HashStrategy.XXH3_128)
+                        .build()),
         V0_2(
                 "0.2",
                 DedupConfig.builder()
                         .expectedItems(100)
                         .fpp(0.01)
+                        .hashStrategy(HashStrategy.XXH3_128)
                         .retention(Duration.ofSeconds(30), TimeDomain.EVENT_TIME)
                         .generations(3)
                         .build()),
         /** 0.4: metadata layout 3, written through the write-back cache. */
         V0_4(
                 "0.4",
+                DedupConfig.builder()
+                        .expectedItems(100)
+                        .fpp(0.01)
+                        .hashStrategy(HashStrategy.XXH3_128)
+                        .retention(Duration.ofSeconds(30), TimeDomain.EVENT_TIME)
+                        .generations(3)
+                        .build()),
+        /** 0.5: the 64-bit hash path (strategy XXH3_64, the new default), same layout 3. */
+        V0_5(
+                "0.5",
                 DedupConfig.builder()
                         .expectedItems(100)
                         .fpp(0.01)
@@ -102,6 +121,7 @@ class SavepointCompatibilityTest {
                 DedupConfig.builder()
                         .expectedItems(100)
                         .fpp(0.01)
+                        .hashStrategy(HashStrategy.XXH3_128)
                         .retention(Duration.ofSeconds(30), TimeDomain.EVENT_TIME)
                         .seed(7)
                         .build();
@@ -115,6 +135,53 @@ class SavepointCompatibilityTest {
                     .hasStackTraceContaining(
                             "field seed was 7092166037570024562 (0x626c6f6f6d737472)")
                     .hasStackTraceContaining("is 7 (0x7) in the job's config");
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void xxh3_128StateRefusesTheNewDefaultStrategyNamingTheField(Backend backend) throws Exception {
+        DedupConfig byDefault =
+                DedupConfig.builder()
+                        .expectedItems(100)
+                        .fpp(0.01)
+                        .retention(Duration.ofSeconds(30), TimeDomain.EVENT_TIME)
+                        .generations(3)
+                        .build();
+        assertThat(byDefault.hashStrategy()).isNull(); // the operator's default: XXH3_64
+        try (var h = DedupHarness.create(byDefault, backend, 1, 0)) {
+            var state = OperatorSnapshotUtil.readStateHandle(Version.V0_4.file(backend).toString());
+            assertThatThrownBy(
+                            () -> {
+                                h.initializeState(state);
+                                h.open();
+                            })
+                    .hasStackTraceContaining(
+                            "field strategy was XXH3_128 in the savepoint and is XXH3_64")
+                    .hasStackTraceContaining("hashStrategy(HashStrategy.XXH3_128)");
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void xxh3_64StateRefusesTheOldStrategy(Backend backend) throws Exception {
+        DedupConfig old =
+                DedupConfig.builder()
+                        .expectedItems(100)
+                        .fpp(0.01)
+                        .hashStrategy(HashStrategy.XXH3_128)
+                        .retention(Duration.ofSeconds(30), TimeDomain.EVENT_TIME)
+                        .generations(3)
+                        .build();
+        try (var h = DedupHarness.create(old, backend, 1, 0)) {
+            var state = OperatorSnapshotUtil.readStateHandle(Version.V0_5.file(backend).toString());
+            assertThatThrownBy(
+                            () -> {
+                                h.initializeState(state);
+                                h.open();
+                            })
+                    .hasStackTraceContaining(
+                            "field strategy was XXH3_64 in the savepoint and is XXH3_128");
         }
     }
 
@@ -137,7 +204,7 @@ class SavepointCompatibilityTest {
     @Test
     @EnabledIfSystemProperty(named = "bloomstream.writeSnapshots", matches = "true")
     void writeSnapshots() throws Exception {
-        Version v = Version.V0_4;
+        Version v = Version.V0_5;
         for (Backend backend : Backend.values()) {
             try (var h = DedupHarness.create(v.config, backend, 1, 0)) {
                 h.open();
