@@ -103,7 +103,7 @@ public final class DataStreamExample {
                         .map(DataStreamExample::describe);
 
         DataStream<String> results =
-                clean.map(e -> "clean " + e).union(late, flagged.map(s -> s), counts);
+                clean.map(e -> "clean " + e).union(late, flagged, counts);
         List<String> lines = new ArrayList<>();
         try (CloseableIterator<String> it = results.executeAndCollect("bloomstream example")) {
             it.forEachRemaining(lines::add);

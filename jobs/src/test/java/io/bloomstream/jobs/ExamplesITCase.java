@@ -11,7 +11,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -40,17 +39,19 @@ class ExamplesITCase {
         Result r =
                 run(
                         root,
-                        mvn(),
-                        "-o",
-                        "-B",
-                        "-q",
-                        "deploy",
-                        "-pl",
-                        ".,operators",
-                        "-DskipTests",
-                        "-Dspotless.check.skip=true",
-                        "-Dflink.version=" + System.getProperty("bloomstream.flinkVersion"),
-                        "-DaltDeploymentRepository=local::" + repo.toUri());
+                        concat(
+                                mvn(),
+                                new String[0],
+                                // Not offline: the deploy plugin refuses to deploy offline.
+                                "-B",
+                                "-q",
+                                "deploy",
+                                "-pl",
+                                ".,operators",
+                                "-DskipTests",
+                                "-Dspotless.check.skip=true",
+                                "-Dflink.version=" + System.getProperty("bloomstream.flinkVersion"),
+                                "-DaltDeploymentRepository=local::" + repo.toUri()));
         assertThat(r.status).as("mvn deploy:%n%s", r.output).isZero();
         Path deployed = repo.resolve("io/bloomstream/bloomstream-operators");
         try (var files = Files.walk(deployed)) {
@@ -85,7 +86,9 @@ class ExamplesITCase {
             "-Dflink.version=" + flink
         };
         Result build = run(project, concat(mvn(), common, "package"));
-        assertThat(build.status).as("examples build on Flink %s:%n%s", flink, build.output).isZero();
+        assertThat(build.status)
+                .as("examples build on Flink %s:%n%s", flink, build.output)
+                .isZero();
         Path jar = project.resolve("target/bloomstream-examples-1.0.jar");
         try (var zip = new java.util.zip.ZipFile(jar.toFile())) {
             assertThat(zip.getEntry("io/bloomstream/flink/dedup/BloomDedup.class")).isNotNull();
@@ -133,8 +136,8 @@ class ExamplesITCase {
     }
 
     /**
-     * Settings for the examples' build: its own local repository reads the build's local
-     * repository as a remote one (a file URL), for Flink and the plugins.
+     * Settings for the examples' build: its own local repository reads the build's local repository
+     * as a remote one (a file URL), for Flink and the plugins.
      */
     private static Path settings(Path project) throws IOException {
         String m2 = Path.of(System.getProperty("bloomstream.localRepository")).toUri().toString();
