@@ -22,7 +22,7 @@ import picocli.CommandLine.Command;
 @Command(
         name = "bloomstream",
         mixinStandardHelpOptions = true,
-        version = "bloomstream 0.1.0",
+        versionProvider = BuildVersion.class,
         description = "Bloom filter tools and Flink jobs.",
         subcommands = {
             PlanCommand.class,

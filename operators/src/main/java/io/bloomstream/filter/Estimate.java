@@ -21,17 +21,17 @@ package io.bloomstream.filter;
  * cells is judged like one of millions, and an empty or sparse filter of any size is fine):
  *
  * <ul>
- *   <li>{@linkplain #saturated() Saturated}: m0 = 0, or m0 <= {@link #DEFAULT_Z} sd(m0). Then the
- *       upper bound of n, ln(m / (m0 - z sd(m0))) / -ln(1 - q), does not exist: the bits cannot
+ *   <li>{@linkplain #saturated() Saturated}: m0 = 0, or m0 &lt;= {@link #DEFAULT_Z} sd(m0). Then
+ *       the upper bound of n, ln(m / (m0 - z sd(m0))) / -ln(1 - q), does not exist: the bits cannot
  *       bound the count from above. The value is then the largest the filter can resolve (m0 = 0
  *       counts as half a zero cell), never an exception or infinity.
- *   <li>{@linkplain #valid() Valid}: not saturated, and either se(n) <= 1 item (meaningful whatever
- *       the filter's size, as for a filter of a few bits sized for one or two items), or sd(m0) /
- *       m0 <= {@link #MAX_LOG_ERROR} (the standard error of ln(m/m0), so the delta-method error of
- *       the logarithm is meaningful) and se(n) <= {@link #MAX_RELATIVE_ERROR} max(n, 10). For a
- *       large filter sd(m0) ~ sqrt(m0) near full, so the first bound is m0 >= 16 zero cells, and
- *       saturation m0 <= 9; for a small or sparse filter m0 is close to m and nearly certain, so it
- *       is valid (an empty filter: estimate 0, error 0).
+ *   <li>{@linkplain #valid() Valid}: not saturated, and either se(n) &lt;= 1 item (meaningful
+ *       whatever the filter's size, as for a filter of a few bits sized for one or two items), or
+ *       sd(m0) / m0 &lt;= {@link #MAX_LOG_ERROR} (the standard error of ln(m/m0), so the
+ *       delta-method error of the logarithm is meaningful) and se(n) &lt;= {@link
+ *       #MAX_RELATIVE_ERROR} max(n, 10). For a large filter sd(m0) ~ sqrt(m0) near full, so the
+ *       first bound is m0 >= 16 zero cells, and saturation m0 &lt;= 9; for a small or sparse filter
+ *       m0 is close to m and nearly certain, so it is valid (an empty filter: estimate 0, error 0).
  * </ul>
  *
  * A sum of estimates is valid when all parts are and saturated when any part is.
@@ -77,7 +77,7 @@ public record Estimate(
     /**
      * The estimate for X set cells out of m, k hashes, pages of B cells (B = m: classic).
      *
-     * @throws IllegalArgumentException unless 0 <= X <= m, k >= 1 and B divides m
+     * @throws IllegalArgumentException unless 0 &lt;= X &lt;= m, k >= 1 and B divides m
      */
     public static Estimate of(long setCells, long cells, int hashes, long pageCells) {
         if (cells < 1

@@ -78,7 +78,7 @@ public final class FilterSpec {
     /**
      * A spec for n expected items at false-positive rate p, with the default page size and hasher.
      *
-     * @throws IllegalArgumentException if n < 1 or p is not in (0, 1)
+     * @throws IllegalArgumentException if n &lt; 1 or p is not in (0, 1)
      */
     public static FilterSpec forItems(long expectedItems, double fpp) {
         return builder().expectedItems(expectedItems).fpp(fpp).build();
@@ -229,8 +229,8 @@ public final class FilterSpec {
     }
 
     /**
-     * The i-th position (0 <= i < k) of an item inside its page; see {@link #positions}. Prefer
-     * {@code positions}, which finalizes each value once.
+     * The i-th position (0 &lt;= i &lt; k) of an item inside its page; see {@link #positions}.
+     * Prefer {@code positions}, which finalizes each value once.
      */
     public long position(long h1, long h2, int i) {
         if (single64) {
@@ -257,9 +257,9 @@ public final class FilterSpec {
      * <p>The values x_j = mix(h + (j + 1) * 0x9E3779B97F4A7C15) are the SplitMix64 sequence seeded
      * with h (Steele, Lea and Flood 2014); in a paged filter of 2^b-bit pages each x_j gives
      * floor(64 / b) positions, its successive b-bit fields from the top (7 for 512-bit pages, so k
-     * <= 7 costs one finalizer). The classic layout reduces each x_j to [0, m). The page takes the
-     * top bits of h itself, the positions the bits of a bijective re-mix of h, so items in one page
-     * of up to 2^32 pages still have 2^32 or more position patterns.
+     * &lt;= 7 costs one finalizer). The classic layout reduces each x_j to [0, m). The page takes
+     * the top bits of h itself, the positions the bits of a bijective re-mix of h, so items in one
+     * page of up to 2^32 pages still have 2^32 or more position patterns.
      */
     public void positions64(long h, long[] out) {
         int k = hashes;

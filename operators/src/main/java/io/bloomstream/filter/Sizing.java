@@ -40,7 +40,8 @@ public final class Sizing {
     /**
      * The classic optimal number of bits, m = ceil(-n ln p / (ln 2)^2).
      *
-     * @throws IllegalArgumentException if n < 1, p is not in (0, 1), or m exceeds {@link #MAX_BITS}
+     * @throws IllegalArgumentException if n &lt; 1, p is not in (0, 1), or m exceeds {@link
+     *     #MAX_BITS}
      */
     public static long optimalBits(long expectedItems, double fpp) {
         checkItems(expectedItems);
@@ -256,7 +257,7 @@ public final class Sizing {
      * more bits, the memory is fixed here, so the page must cost the rate little: at m/n = 20 and k
      * = 10 a 512-bit page has 2.3x the classic rate.
      *
-     * @throws IllegalArgumentException if bits or hashes are out of range, or items < 1
+     * @throws IllegalArgumentException if bits or hashes are out of range, or items &lt; 1
      */
     public static int autoPageBits(long bits, int hashes, long items) {
         checkBits(bits);

@@ -36,8 +36,8 @@ import org.apache.flink.table.types.inference.TypeStrategies;
  * as its 64-bit value, so INT 5 and BIGINT 5 are the same value) or BYTES; NULL values are ignored,
  * as {@code COUNT(DISTINCT)} ignores them. {@code expected_items} (default {@value
  * #DEFAULT_EXPECTED_ITEMS}) sizes the filter for the largest group; {@code fpp} (default 0.01) its
- * false-positive rate there. A literal out of range (expected_items <= 0, fpp outside (0, 1)) or an
- * argument of another type fails at planning time, naming the argument; values that are not
+ * false-positive rate there. A literal out of range (expected_items &lt;= 0, fpp outside (0, 1)) or
+ * an argument of another type fails at planning time, naming the argument; values that are not
  * literals are checked on each row.
  *
  * <p><b>State.</b> Per group: the filter's non-empty pages, one {@code MapView} entry each

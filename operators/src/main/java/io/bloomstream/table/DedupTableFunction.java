@@ -60,10 +60,11 @@ import org.apache.flink.types.Row;
  * by event-time timers once the watermark has passed its generations' end + R.
  *
  * <p><b>Late rows.</b> Flink 2.2 itself drops a row whose {@code on_time} is at or before the
- * watermark before the function sees it (FLINK-39436, changed in a later Flink), silently: such
- * rows are not counted in {@code bloomLate}. Should a row reach the function late (a later Flink),
- * it is dropped and counted in {@code bloomLate}. An allowed lateness, which the DataStream
- * operator has, cannot work here for that reason and is not an argument.
+ * watermark before the function sees it, silently: such rows are not counted in {@code bloomLate}.
+ * Flink 2.3 passes them to the function (FLINK-39436): under retention it drops them and counts
+ * them in {@code bloomLate}; without retention, where every id is remembered, it judges them like
+ * any other row. An allowed lateness, which the DataStream operator has, is not an argument: on
+ * Flink 2.2 it could not work.
  *
  * <p><b>Bad rows.</b> A row whose id is NULL or empty (an empty string or empty bytes) is dropped
  * and counted in the metric {@code bloomRejected} (and logged: the first ten, then every 10,000th),

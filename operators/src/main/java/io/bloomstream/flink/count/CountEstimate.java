@@ -11,7 +11,7 @@ import org.apache.flink.annotation.PublicEvolving;
  * the paged layout, see {@link Estimate}); {@link #lower} and {@link #upper} are three standard
  * errors either side. {@link #valid} and {@link #saturated} are those of {@link Estimate}, decided
  * relative to each stage's size (an empty or sparse filter, however small, is valid): a saturated
- * filter has no zero bit left, or so few (m0 <= 3 sd(m0)) that the count has no upper bound, and
+ * filter has no zero bit left, or so few (m0 &lt;= 3 sd(m0)) that the count has no upper bound, and
  * then estimate, lower and upper are NaN rather than a number that means nothing. An estimate that
  * is neither valid nor saturated (a few more zero bits, sd(m0) / m0 > 1/4) keeps its numbers.
  */
