@@ -30,8 +30,8 @@ import org.apache.flink.configuration.StateRecoveryOptions;
  *   <li>{@value #MANIFEST}: the command and the settings its state depends on, written by the first
  *       run, in a versioned text file ({@code format=1}); a later run with another command or
  *       another value of one of those settings is refused before it starts, naming the setting;
- *   <li>{@code savepoints/}: the savepoint a run takes when it stops (end of its file input, the
- *       end of a bounded Kafka input, or Ctrl-C); only the newest is kept;
+ *   <li>{@code savepoints/}: the savepoint a run takes when it stops (the end of a file input, or
+ *       Ctrl-C); only the newest is kept;
  *   <li>{@code checkpoints/}: the job's checkpoints, retained when the job fails or is killed, so
  *       that a crashed run loses nothing either.
  * </ul>
