@@ -134,6 +134,29 @@ public final class IoOptions {
         return keepsState() ? name + "-" + runId : name;
     }
 
+    /**
+     * The uid of a sink named {@code name} writing to directory {@code dir}: with a state directory
+     * and file output, one per output directory. Flink's FileSink restores its open buckets with
+     * the directory they were written in, so a run resumed with another {@code --output} would
+     * write into the last run's directory; with a uid per directory its state is restored only into
+     * a run writing to the same directory (a rerun after a crash, whose files pending commit it
+     * then commits). Otherwise (Kafka, no state directory) {@code name}.
+     */
+    public String fileSinkUid(String name, String dir) {
+        if (!keepsState() || kafka() || dir == null) {
+            return name;
+        }
+        java.net.URI uri = new Path(dir).toUri();
+        String where =
+                uri.getScheme() == null || "file".equals(uri.getScheme())
+                        ? java.nio.file.Path.of(uri.getPath())
+                                .toAbsolutePath()
+                                .normalize()
+                                .toString()
+                        : uri.normalize().toString();
+        return name + "-" + Integer.toHexString(where.hashCode());
+    }
+
     private void require(boolean ok, String message) {
         if (!ok) {
             throw new CommandLine.ParameterException(spec.commandLine(), message);
@@ -214,12 +237,14 @@ public final class IoOptions {
                 .uid("tally")
                 .sinkTo(sink())
                 .name("output")
-                .uid("output");
+                .uid(fileSinkUid("output", output));
     }
 
     /** Writes rejected records to the rejected output (dead-letter topic). */
     public void writeRejected(DataStream<String> records) {
-        records.sinkTo(rejectedSink()).name("rejected").uid("rejected");
+        records.sinkTo(rejectedSink())
+                .name("rejected")
+                .uid(fileSinkUid("rejected", output + "/_rejected"));
     }
 
     /** The main output. */

@@ -264,7 +264,7 @@ public final class ScreenCommand implements Callable<Integer> {
         out.flagged()
                 .sinkTo(io.sink(flaggedOutput, flaggedTopic, "flagged"))
                 .name("flagged")
-                .uid("flagged");
+                .uid(io.fileSinkUid("flagged", flaggedOutput));
         io.writeRejected(out.rejected());
     }
 
