@@ -121,10 +121,16 @@ public final class Progress implements AutoCloseable {
         }
     }
 
-    /** Stops; erases the line on a terminal, else prints a last line if any was printed. */
+    /**
+     * Stops; erases the line on a terminal, else prints a last line if any was printed. A second
+     * call does nothing.
+     */
     @Override
     public void close() {
         synchronized (this) {
+            if (stopped) {
+                return;
+            }
             stopped = true;
             notifyAll();
             if (terminal && printed > 0) {

@@ -2,10 +2,13 @@ package io.bloomstream.jobs.console;
 
 import io.bloomstream.jobs.io.InputProgress;
 import io.bloomstream.jobs.io.IoOptions;
+import io.bloomstream.jobs.io.StateDir;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.fs.FileStatus;
@@ -90,12 +93,67 @@ public final class RunOptions {
             StreamExecutionEnvironment env,
             String name)
             throws Exception {
+        return execute(spec, io, env, name, Map.of());
+    }
+
+    /**
+     * {@link #execute(CommandLine.Model.CommandSpec, IoOptions, StreamExecutionEnvironment,
+     * String)}, and with {@code --state-dir}: the directory is checked against {@code settings}
+     * (the options the command's state depends on, recorded by the first run), the job resumes from
+     * its newest savepoint or retained checkpoint, and it stops with a savepoint into it at the end
+     * of a file input or on Ctrl-C ({@link Interrupts}).
+     */
+    public Run execute(
+            CommandLine.Model.CommandSpec spec,
+            IoOptions io,
+            StreamExecutionEnvironment env,
+            String name,
+            Map<String, String> settings)
+            throws Exception {
+        try {
+            return run(spec, io, env, name, settings);
+        } finally {
+            io.execution.cleanUp();
+        }
+    }
+
+    private Run run(
+            CommandLine.Model.CommandSpec spec,
+            IoOptions io,
+            StreamExecutionEnvironment env,
+            String name,
+            Map<String, String> settings)
+            throws Exception {
         if (!io.execution.local) {
+            if (io.keepsState()) {
+                throw new CommandLine.ParameterException(
+                        spec.commandLine(),
+                        "--state-dir keeps the state of local runs; on a cluster, Flink's"
+                                + " savepoints do (flink stop --savepointPath DIR, then flink run"
+                                + " -s SAVEPOINT)");
+            }
             try {
                 return new Run(env.execute(name), null, null);
             } catch (Exception e) {
                 throw JobFailedException.of(e, null);
             }
+        }
+        StateDir state = null;
+        if (io.keepsState()) {
+            try {
+                state = StateDir.open(io.stateDir, spec.name(), settings);
+            } catch (StateDir.RefusedException e) {
+                throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+            }
+            Path restore = state.latest().orElse(null);
+            env.configure(state.configuration(restore));
+            spec.commandLine()
+                    .getErr()
+                    .println(
+                            restore == null
+                                    ? "state: new, kept in " + io.stateDir
+                                    : "state: resuming from " + io.stateDir);
+            spec.commandLine().getErr().flush();
         }
         Path log = Logs.configure(spec.name(), verbose, logFile);
         InputProgress input = InputProgress.of(io.runId);
@@ -125,11 +183,19 @@ public final class RunOptions {
                                 });
             }
             JobExecutionResult result;
+            AtomicBoolean interrupted = state != null ? Interrupts.register() : null;
             try {
-                result = client.getJobExecutionResult().get();
+                result =
+                        state == null
+                                ? client.getJobExecutionResult().get()
+                                : new KeptState(spec.commandLine().getErr(), state, io)
+                                        .await(client, interrupted, progress, log);
             } catch (ExecutionException e) {
                 throw JobFailedException.of(e, log);
             } finally {
+                if (interrupted != null) {
+                    Interrupts.unregister(interrupted);
+                }
                 if (progress != null) {
                     progress.close();
                 }

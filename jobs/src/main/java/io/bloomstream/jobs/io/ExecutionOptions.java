@@ -1,6 +1,7 @@
 package io.bloomstream.jobs.io;
 
 import java.time.Duration;
+import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.MetricOptions;
 import org.apache.flink.configuration.PipelineOptions;
@@ -12,8 +13,13 @@ import picocli.CommandLine;
 import picocli.CommandLine.Option;
 
 /**
- * How a command's jobs run: parallelism, checkpoint interval, and locally the web UI. Shared by the
- * stream commands (through {@link IoOptions}) and {@code sql}.
+ * How a command's jobs run: parallelism, checkpoint interval, and locally the web UI and where
+ * checkpoints go. Shared by the stream commands (through {@link IoOptions}) and {@code sql}.
+ *
+ * <p>A local run checkpoints to the file system: into {@link #checkpointDir} if a command sets it
+ * ({@code --state-dir}), else into a new temporary directory that {@link #cleanUp} deletes. Flink's
+ * default for a local environment, the JobManager's memory, fails every checkpoint of more than 5
+ * MiB, and after it the job.
  */
 public final class ExecutionOptions {
 
@@ -26,9 +32,23 @@ public final class ExecutionOptions {
     @Option(
             names = "--checkpoint-interval",
             paramLabel = "DURATION",
-            description = "Checkpoint interval, e.g. 1s, 30s (default 1s).",
+            description =
+                    "Checkpoint interval, e.g. 1s, 30s (default: 1s for the stream commands, 30s"
+                            + " for sql).",
             converter = IoOptions.DurationConverter.class)
-    public Duration checkpointInterval = Duration.ofSeconds(1);
+    public Duration checkpointInterval;
+
+    /** The checkpoint interval when {@code --checkpoint-interval} is not given. */
+    public Duration defaultCheckpointInterval = Duration.ofSeconds(1);
+
+    /**
+     * Locally: the directory of the job's checkpoints, set by the command before {@link
+     * #environment}; null for a temporary one.
+     */
+    public java.nio.file.Path checkpointDir;
+
+    /** The temporary checkpoint directory of a local run, deleted by {@link #cleanUp}, or null. */
+    private java.nio.file.Path temporaryCheckpointDir;
 
     @Option(
             names = "--web-ui",
@@ -43,7 +63,8 @@ public final class ExecutionOptions {
             throw new CommandLine.ParameterException(
                     commandLine, "--parallelism must be >= 1, was " + parallelism);
         }
-        if (checkpointInterval.isNegative() || checkpointInterval.isZero()) {
+        if (checkpointInterval != null
+                && (checkpointInterval.isNegative() || checkpointInterval.isZero())) {
             throw new CommandLine.ParameterException(
                     commandLine,
                     "--checkpoint-interval must be positive, was " + checkpointInterval);
@@ -85,6 +106,19 @@ public final class ExecutionOptions {
         local = env instanceof LocalStreamEnvironment;
         if (local) {
             conf.addAll(localOnly);
+            java.nio.file.Path checkpoints = checkpointDir;
+            if (checkpoints == null) {
+                try {
+                    checkpoints =
+                            java.nio.file.Files.createTempDirectory("bloomstream-checkpoints-");
+                } catch (java.io.IOException e) {
+                    throw new java.io.UncheckedIOException(
+                            "cannot create a temporary checkpoint directory", e);
+                }
+                temporaryCheckpointDir = checkpoints;
+            }
+            conf.set(CheckpointingOptions.CHECKPOINT_STORAGE, "filesystem");
+            conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpoints.toUri().toString());
             if (webUi) {
                 webUiPort = freePort(8081, 8181);
                 conf.set(RestOptions.BIND_PORT, String.valueOf(webUiPort));
@@ -111,7 +145,21 @@ public final class ExecutionOptions {
                     Duration.ofSeconds(1));
             env.configure(restart);
         }
-        env.enableCheckpointing(checkpointInterval.toMillis());
+        env.enableCheckpointing(
+                (checkpointInterval != null ? checkpointInterval : defaultCheckpointInterval)
+                        .toMillis());
         return env;
+    }
+
+    /** Deletes the temporary checkpoint directory of a local run, if any. */
+    public void cleanUp() {
+        if (temporaryCheckpointDir != null) {
+            try {
+                StateDir.deleteRecursively(temporaryCheckpointDir);
+            } catch (java.io.IOException | java.io.UncheckedIOException e) {
+                // a temporary directory: the system cleans it up eventually
+            }
+            temporaryCheckpointDir = null;
+        }
     }
 }

@@ -16,6 +16,8 @@ public final class InputProgress {
 
     private final LongAdder records = new LongAdder();
     private final LongAdder bytes = new LongAdder();
+    private final java.util.Set<Integer> readersAtEnd = ConcurrentHashMap.newKeySet();
+    private volatile int readers = -1;
 
     private InputProgress() {}
 
@@ -43,5 +45,20 @@ public final class InputProgress {
     /** Bytes read so far (files only). */
     public long bytes() {
         return bytes.sum();
+    }
+
+    /**
+     * Reports that reader {@code subtask} of {@code parallelism} read its whole input and emitted
+     * every record ({@link HoldAtEnd}).
+     */
+    public void readerAtEnd(int subtask, int parallelism) {
+        readers = parallelism;
+        readersAtEnd.add(subtask);
+    }
+
+    /** Whether every reader reported the end of its input. */
+    public boolean allReadersAtEnd() {
+        int n = readers;
+        return n > 0 && readersAtEnd.size() >= n;
     }
 }

@@ -19,6 +19,7 @@ import org.apache.flink.streaming.api.datastream.DataStreamSource;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.filesystem.OutputFileConfig;
 import org.apache.flink.streaming.api.functions.sink.filesystem.bucketassigners.BasePathBucketAssigner;
+import org.apache.flink.streaming.api.functions.sink.filesystem.rollingpolicies.OnCheckpointRollingPolicy;
 import picocli.CommandLine;
 import picocli.CommandLine.Option;
 
@@ -73,6 +74,17 @@ public final class IoOptions {
             description = "Kafka: stop at the offsets that are latest when the job starts.")
     public boolean bounded;
 
+    @Option(
+            names = "--state-dir",
+            paramLabel = "DIR",
+            description =
+                    "Locally: keep the job's state in DIR, and resume from it: a later run with the"
+                            + " same DIR remembers what this one saw (file input: the next file;"
+                            + " Kafka: after a stop). A file run stops with its state saved at the"
+                            + " end of its input, any run on Ctrl-C. Refused for another command"
+                            + " or other settings (named). Delete DIR to start over.")
+    public java.nio.file.Path stateDir;
+
     /** --parallelism, --checkpoint-interval, --web-ui: how the job runs. */
     @CommandLine.Mixin public ExecutionOptions execution = new ExecutionOptions();
 
@@ -91,6 +103,58 @@ public final class IoOptions {
             groupId = "bloomstream-" + command;
         }
         execution.validate(spec.commandLine());
+        // The Kafka source keeps each partition's end offset in its state: a resumed bounded run
+        // would stop at the end of the run that saved it (or never, after an unbounded one).
+        require(
+                !(bounded && stateDir != null),
+                "--bounded cannot resume from --state-dir (the Kafka source's state keeps each"
+                        + " partition's end offset, so a resumed run would stop at the old end);"
+                        + " run without --bounded and stop with Ctrl-C");
+        if (stateDir != null) {
+            execution.checkpointDir = stateDir.toAbsolutePath().normalize().resolve("checkpoints");
+        }
+    }
+
+    /**
+     * Whether the run keeps its state in a {@code --state-dir}: then a file input does not end the
+     * job ({@link HoldAtEnd}), the command stops it with a savepoint, and each file source is a new
+     * one (see {@link #fileSourceUid}).
+     */
+    public boolean keepsState() {
+        return stateDir != null;
+    }
+
+    /**
+     * The uid of a file source named {@code name}: with a state directory, a new one on each run,
+     * so that a run reads the whole of its files (a new day's file, or the same path again) and the
+     * file source's own state (the splits and positions of the last run's files) is not restored;
+     * the restore ignores it. Otherwise {@code name}.
+     */
+    public String fileSourceUid(String name) {
+        return keepsState() ? name + "-" + runId : name;
+    }
+
+    /**
+     * The uid of a sink named {@code name} writing to directory {@code dir}: with a state directory
+     * and file output, one per output directory. Flink's FileSink restores its open buckets with
+     * the directory they were written in, so a run resumed with another {@code --output} would
+     * write into the last run's directory; with a uid per directory its state is restored only into
+     * a run writing to the same directory (a rerun after a crash, whose files pending commit it
+     * then commits). Otherwise (Kafka, no state directory) {@code name}.
+     */
+    public String fileSinkUid(String name, String dir) {
+        if (!keepsState() || kafka() || dir == null) {
+            return name;
+        }
+        java.net.URI uri = new Path(dir).toUri();
+        String where =
+                uri.getScheme() == null || "file".equals(uri.getScheme())
+                        ? java.nio.file.Path.of(uri.getPath())
+                                .toAbsolutePath()
+                                .normalize()
+                                .toString()
+                        : uri.normalize().toString();
+        return name + "-" + Integer.toHexString(where.hashCode());
     }
 
     private void require(boolean ok, String message) {
@@ -146,6 +210,7 @@ public final class IoOptions {
                 builder.setBounded(OffsetsInitializer.latest());
             }
             DataStreamSource<String> kafka = env.fromSource(builder.build(), watermarks, name);
+            // the same uid on every run: the offsets are restored with the rest of the state
             kafka.uid(name);
             return kafka;
         }
@@ -153,8 +218,15 @@ public final class IoOptions {
                 FileSource.forRecordStreamFormat(
                                 new Utf8LineFormat(execution.local ? runId : null), new Path(input))
                         .build();
-        DataStreamSource<String> source = env.fromSource(files, watermarks, name);
-        source.uid(name);
+        DataStreamSource<String> source =
+                keepsState()
+                        ? env.fromSource(
+                                new HoldAtEnd<>(files, runId),
+                                watermarks,
+                                name,
+                                org.apache.flink.api.common.typeinfo.Types.STRING)
+                        : env.fromSource(files, watermarks, name);
+        source.uid(fileSourceUid(name));
         return source;
     }
 
@@ -165,17 +237,19 @@ public final class IoOptions {
                 .uid("tally")
                 .sinkTo(sink())
                 .name("output")
-                .uid("output");
+                .uid(fileSinkUid("output", output));
     }
 
     /** Writes rejected records to the rejected output (dead-letter topic). */
     public void writeRejected(DataStream<String> records) {
-        records.sinkTo(rejectedSink()).name("rejected").uid("rejected");
+        records.sinkTo(rejectedSink())
+                .name("rejected")
+                .uid(fileSinkUid("rejected", output + "/_rejected"));
     }
 
     /** The main output. */
     public Sink<String> sink() {
-        return kafka() ? kafkaSink(outputTopic, "out") : fileSink(output);
+        return kafka() ? kafkaSink(outputTopic, "out") : fileSinkOf(output);
     }
 
     /** The rejected (dead-letter) output. */
@@ -184,12 +258,28 @@ public final class IoOptions {
                 ? kafkaSink(
                         deadLetterTopic != null ? deadLetterTopic : outputTopic + "-rejected",
                         "dlq")
-                : fileSink(output + "/_rejected");
+                : fileSinkOf(output + "/_rejected");
     }
 
     /** Another output: a directory, or a Kafka topic. */
     public Sink<String> sink(String dir, String topic, String id) {
-        return kafka() ? kafkaSink(topic, id) : fileSink(dir);
+        return kafka() ? kafkaSink(topic, id) : fileSinkOf(dir);
+    }
+
+    /**
+     * {@link #fileSink}; with a state directory, part files roll at every checkpoint, so that none
+     * is left in progress when the run stops with a savepoint (the savepoint commits them) and the
+     * state holds no open file for the next run to resume.
+     */
+    private Sink<String> fileSinkOf(String dir) {
+        if (!keepsState()) {
+            return fileSink(dir);
+        }
+        return FileSink.forRowFormat(new Path(dir), new SimpleStringEncoder<String>("UTF-8"))
+                .withBucketAssigner(new BasePathBucketAssigner<>())
+                .withOutputFileConfig(OutputFileConfig.builder().withPartSuffix(".txt").build())
+                .withRollingPolicy(OnCheckpointRollingPolicy.build())
+                .build();
     }
 
     /**

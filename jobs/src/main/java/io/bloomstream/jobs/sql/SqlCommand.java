@@ -1,5 +1,6 @@
 package io.bloomstream.jobs.sql;
 
+import io.bloomstream.jobs.console.Logs;
 import io.bloomstream.jobs.io.ExecutionOptions;
 import io.bloomstream.table.BloomFunctions;
 import java.io.IOException;
@@ -27,8 +28,11 @@ import picocli.CommandLine.Option;
                     + " changelog applied) to stdout: one line a row, tab-separated, no header,"
                     + " rows sorted, NULL as \\N. INSERT waits for its job; DDL and SET print"
                     + " nothing.",
-            "A failing statement prints one line naming it and the cause; the command then stops"
-                    + " with exit status 1."
+            "A failing statement prints one line naming it and its root cause, and where Flink's"
+                    + " log is; the command then stops with exit status 1.",
+            "Locally, jobs checkpoint every 30s (--checkpoint-interval) into a temporary"
+                    + " directory (--checkpoint-dir), deleted at the end: state of any size"
+                    + " checkpoints. SQL state is not resumed by a later run."
         })
 public final class SqlCommand implements Callable<Integer> {
 
@@ -54,11 +58,47 @@ public final class SqlCommand implements Callable<Integer> {
 
     @Mixin ExecutionOptions execution;
 
+    /** The checkpoint interval of {@code sql} when none is given: state can be large. */
+    static final java.time.Duration DEFAULT_CHECKPOINT_INTERVAL = java.time.Duration.ofSeconds(30);
+
+    @Option(
+            names = "--checkpoint-dir",
+            paramLabel = "DIR",
+            description =
+                    "Locally: where the jobs checkpoint (default: a temporary directory, deleted"
+                            + " at the end).")
+    Path checkpointDir;
+
+    @Option(
+            names = "--verbose",
+            description = "Locally: Flink's log on the console (stderr) instead of a log file.")
+    boolean verbose;
+
+    @Option(
+            names = "--log-file",
+            paramLabel = "FILE",
+            description =
+                    "Locally: where Flink's log goes (default: a new file under"
+                            + " $BLOOMSTREAM_LOG_DIR, else TMPDIR/bloomstream-logs, named when a"
+                            + " statement fails).")
+    Path logFile;
+
     @Override
     public Integer call() throws Exception {
         execution.validate(spec.commandLine());
+        execution.defaultCheckpointInterval = DEFAULT_CHECKPOINT_INTERVAL;
+        execution.checkpointDir = checkpointDir;
         List<SqlScript.Statement> statements = SqlScript.split(text());
+        try {
+            return run(statements);
+        } finally {
+            execution.cleanUp();
+        }
+    }
+
+    private int run(List<SqlScript.Statement> statements) throws Exception {
         StreamExecutionEnvironment env = execution.environment();
+        Path log = execution.local ? Logs.configure(spec.name(), verbose, logFile) : null;
         StreamTableEnvironment tableEnv = StreamTableEnvironment.create(env);
         BloomFunctions.registerAll(tableEnv);
         SqlRunner runner = new SqlRunner(tableEnv, spec.commandLine().getOut());
@@ -76,6 +116,9 @@ public final class SqlCommand implements Callable<Integer> {
                                         + statement.firstLine()
                                         + "): "
                                         + cause(e));
+                if (log != null) {
+                    spec.commandLine().getErr().println("Flink's log: " + log);
+                }
                 spec.commandLine().getErr().flush();
                 return 1;
             }

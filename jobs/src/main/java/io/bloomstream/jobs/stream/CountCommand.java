@@ -105,7 +105,7 @@ public final class CountCommand implements Callable<Integer> {
         Outputs out = pipeline(io.source(env, "input"), settings);
         io.writeOutput(out.records());
         io.writeRejected(out.rejected());
-        RunOptions.Run run = console.execute(spec, io, env, "bloomstream count");
+        RunOptions.Run run = console.execute(spec, io, env, "bloomstream count", stateSettings());
         if (!io.kafka()) {
             Commands.summary(
                     spec,
@@ -116,6 +116,18 @@ public final class CountCommand implements Callable<Integer> {
                     List.of(health(run, settings.config(), settings.perKey())));
         }
         return 0;
+    }
+
+    /**
+     * The options the state depends on, recorded in a {@code --state-dir}: a later run with other
+     * values is refused.
+     */
+    java.util.Map<String, String> stateSettings() {
+        java.util.Map<String, String> s = new java.util.LinkedHashMap<>();
+        s.put("--expected-items", String.valueOf(expectedItems));
+        records.record(s);
+        s.put("--window", window == null ? null : window.toString());
+        return s;
     }
 
     /** The settings of the flags, checked: a bad combination is a usage error. */

@@ -122,7 +122,7 @@ public final class DedupCommand implements Callable<Integer> {
         Outputs out = pipeline(input, settings);
         io.writeOutput(out.records());
         io.writeRejected(out.rejected());
-        RunOptions.Run run = console.execute(spec, io, env, "bloomstream dedup");
+        RunOptions.Run run = console.execute(spec, io, env, "bloomstream dedup", stateSettings());
         if (!io.kafka()) {
             Commands.summary(
                     spec,
@@ -133,6 +133,20 @@ public final class DedupCommand implements Callable<Integer> {
                     health(run, settings.config(), !settings.perKey(), "ids"));
         }
         return 0;
+    }
+
+    /**
+     * The options the state depends on, recorded in a {@code --state-dir}: a later run with other
+     * values is refused.
+     */
+    java.util.Map<String, String> stateSettings() {
+        java.util.Map<String, String> s = new java.util.LinkedHashMap<>();
+        s.put("--expected-items", String.valueOf(expectedItems));
+        s.put("--fpp", String.valueOf(fpp));
+        records.record(s);
+        s.put("--retention", retention == null ? null : retention.toString());
+        s.put("--time-field", timeField);
+        return s;
     }
 
     /** The health of each dedup operator of a local run (none on a cluster). */

@@ -70,7 +70,17 @@ public final class FrontierCommand implements Callable<Integer> {
         Outputs out = pipeline(io.source(env, "input"), config);
         io.writeOutput(out.records());
         io.writeRejected(out.rejected());
-        RunOptions.Run run = console.execute(spec, io, env, "bloomstream frontier");
+        RunOptions.Run run =
+                console.execute(
+                        spec,
+                        io,
+                        env,
+                        "bloomstream frontier",
+                        java.util.Map.of(
+                                "--expected-items",
+                                String.valueOf(expectedItems),
+                                "--fpp",
+                                String.valueOf(fpp)));
         if (!io.kafka()) {
             Commands.summary(
                     spec,

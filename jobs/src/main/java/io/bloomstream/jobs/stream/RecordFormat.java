@@ -23,6 +23,13 @@ final class RecordFormat {
     @Option(names = "--key-field", paramLabel = "F", description = "JSON: the key field.")
     String keyField;
 
+    /** Adds the options to the settings a state directory records ({@code --state-dir}). */
+    void record(java.util.Map<String, String> settings) {
+        settings.put("--format", format.name().toLowerCase(java.util.Locale.ROOT));
+        settings.put("--id-field", idField);
+        settings.put("--key-field", keyField);
+    }
+
     /** Whether records have a key (one filter per key). */
     boolean keyed() {
         return keyField != null;

@@ -148,7 +148,11 @@ public final class ScreenCommand implements Callable<Integer> {
         StreamExecutionEnvironment env = io.environment();
         Settings settings = settings();
         write(pipeline(io.source(env, "input"), updateLines(env), settings));
-        RunOptions.Run run = console.execute(spec, io, env, "bloomstream screen");
+        java.util.Map<String, String> state = new java.util.LinkedHashMap<>();
+        state.put("--format", format.name().toLowerCase(java.util.Locale.ROOT));
+        state.put("--field", fields.isEmpty() ? null : String.join(",", fields));
+        state.put("--seed", String.valueOf(seed));
+        RunOptions.Run run = console.execute(spec, io, env, "bloomstream screen", state);
         if (!io.kafka()) {
             Commands.summary(
                     spec,
@@ -260,7 +264,7 @@ public final class ScreenCommand implements Callable<Integer> {
         out.flagged()
                 .sinkTo(io.sink(flaggedOutput, flaggedTopic, "flagged"))
                 .name("flagged")
-                .uid("flagged");
+                .uid(io.fileSinkUid("flagged", flaggedOutput));
         io.writeRejected(out.rejected());
     }
 
@@ -281,7 +285,7 @@ public final class ScreenCommand implements Callable<Integer> {
                                     .build(),
                             WatermarkStrategy.noWatermarks(),
                             "commands")
-                    .uid("commands");
+                    .uid(io.fileSourceUid("commands"));
         }
         return null;
     }

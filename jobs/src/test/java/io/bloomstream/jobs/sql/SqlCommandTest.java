@@ -172,6 +172,32 @@ class SqlCommandTest {
                 .isSorted();
     }
 
+    /**
+     * A query whose state is tens of MB checkpoints through the command's defaults (a file system
+     * checkpoint directory): in JobManager memory, checkpoints over 5 MiB fail and then the job
+     * ("Exceeded checkpoint tolerable failure threshold"). 120,000 distinct ids in 16 partitions
+     * with expected_items 50,000,000 each touch about 7 pages of 64 bytes apiece (seen here: about
+     * 45 MB of checkpoint for 80,000 ids); a checkpoint every second makes sure several are taken
+     * while the state is large.
+     */
+    @Test
+    void queryWithTensOfMegabytesOfStateCheckpoints() {
+        String script =
+                "CREATE TABLE ids (id BIGINT) WITH ('connector' = 'datagen',"
+                        + " 'fields.id.kind' = 'sequence', 'fields.id.start' = '1',"
+                        + " 'fields.id.end' = '120000', 'rows-per-second' = '40000');\n"
+                        + "CREATE TABLE sink (k BIGINT, id BIGINT) WITH ('connector' = 'blackhole');\n"
+                        + "CREATE TEMPORARY VIEW keyed AS SELECT MOD(id, 16) AS k, id FROM ids;\n"
+                        + "INSERT INTO sink SELECT * FROM BLOOM_DEDUP(input => TABLE keyed"
+                        + " PARTITION BY k, id_column => 'id', expected_items => 50000000,"
+                        + " fpp => 0.01);\n"
+                        + "SELECT COUNT(*) FROM (VALUES (1)) AS t(x);";
+        assertThat(cli.run("sql", "--checkpoint-interval", "1s", "-e", script))
+                .as(cli.err.toString())
+                .isZero();
+        assertThat(out()).containsExactly("1");
+    }
+
     @Test
     void everyBloomFunctionIsRegistered() {
         // SHOW FUNCTIONS lists the temporary system functions under their (lower-cased) names.
@@ -217,7 +243,8 @@ class SqlCommandTest {
         assertThat(cli.run("sql", "-f", script.toString())).isEqualTo(1);
         assertThat(out()).containsExactly("1"); // stopped at the failing statement
         List<String> err = cli.err.toString().lines().collect(Collectors.toList());
-        assertThat(err).hasSize(1);
+        assertThat(err).hasSize(2);
+        assertThat(err.get(1)).startsWith("Flink's log: ");
         // Flink's positions are positions in the script, thanks to the padding.
         assertThat(err.get(0))
                 .startsWith("error: statement at line 4 (SELECT *): ")
@@ -233,10 +260,14 @@ class SqlCommandTest {
                         + "SELECT boom(x) FROM (VALUES (1), (2)) AS t(x);";
         assertThat(cli.run("sql", "-e", script)).isEqualTo(1);
         List<String> err = cli.err.toString().lines().collect(Collectors.toList());
-        assertThat(err).hasSize(1);
+        assertThat(err).hasSize(2);
         assertThat(err.get(0))
                 .startsWith("error: statement at line 2 (SELECT boom(x) FROM ")
                 .contains("IllegalArgumentException: boom on 1");
+        // the stack traces are in Flink's log, named on the console
+        Path log = Path.of(err.get(1).substring("Flink's log: ".length()));
+        assertThat(log).exists();
+        assertThat(lines(log)).anyMatch(l -> l.contains("boom on 1"));
     }
 
     @Test

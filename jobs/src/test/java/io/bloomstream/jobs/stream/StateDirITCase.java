@@ -1,0 +1,273 @@
+package io.bloomstream.jobs.stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.bloomstream.jobs.Cli;
+import io.bloomstream.jobs.KafkaBroker;
+import io.bloomstream.jobs.console.Interrupts;
+import io.bloomstream.jobs.io.StateDir;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Tests for {@code --state-dir}: a later run resumes from what the last one remembered (the next
+ * day's file, the same path rewritten, Kafka after a stop), Ctrl-C stops with the state kept, and a
+ * directory of another command or other settings is refused with the setting named.
+ *
+ * <p>The filters use the fixed seed and {@code --fpp 1e-6}: which ids are false positives is then
+ * fixed by the ids, and for these few thousand ids there is none, so the expected outputs are
+ * exact.
+ */
+class StateDirITCase {
+
+    @TempDir Path tmp;
+
+    private static List<String> ids(int from, int to) {
+        return IntStream.range(from, to).mapToObj(i -> "id-" + i).collect(Collectors.toList());
+    }
+
+    /** Each id of [from, to) twice, in an order that is not sorted. */
+    private Path file(String name, int from, int to) throws Exception {
+        List<String> lines = new ArrayList<>(ids(from, to));
+        lines.addAll(ids(from, to));
+        java.util.Collections.shuffle(lines, new java.util.Random(from * 31L + to));
+        Path f = tmp.resolve(name);
+        Files.write(f, lines, StandardCharsets.UTF_8);
+        return f;
+    }
+
+    private static int dedup(Cli cli, Path state, Path input, Path output, String... more) {
+        List<String> args = new ArrayList<>(List.of("dedup", "--quiet", "--fpp", "1e-6"));
+        args.addAll(List.of("--state-dir", state.toString()));
+        args.addAll(List.of("--input", input.toString(), "--output", output.toString()));
+        args.addAll(List.of(more));
+        return cli.run(args.toArray(new String[0]));
+    }
+
+    @Test
+    void dayTwoPassesNoIdOfDayOneAndTheSamePathIsReadAgain() throws Exception {
+        Path state = tmp.resolve("state");
+        Cli day1 = new Cli();
+        assertThat(dedup(day1, state, file("day1.txt", 0, 2000), tmp.resolve("out1")))
+                .as(day1.err.toString())
+                .isZero();
+        assertThat(day1.err.toString()).contains("state: new").contains("state: saved in");
+        // the part files are committed (visible) when the run ends
+        assertThat(Cli.readParts(tmp.resolve("out1")))
+                .containsExactlyInAnyOrderElementsOf(ids(0, 2000));
+
+        Cli day2 = new Cli();
+        Path today = file("today.txt", 1000, 3000);
+        assertThat(dedup(day2, state, today, tmp.resolve("out2"))).as(day2.err.toString()).isZero();
+        assertThat(day2.err.toString()).contains("state: resuming from");
+        assertThat(Cli.readParts(tmp.resolve("out2")))
+                .containsExactlyInAnyOrderElementsOf(ids(2000, 3000));
+        // day 1's output untouched (Flink's FileSink restores its buckets with their directory)
+        assertThat(Cli.readParts(tmp.resolve("out1"))).hasSize(2000);
+
+        // Day 3 rewrites the same path: read again in full (the file source starts afresh).
+        Files.delete(today);
+        file("today.txt", 2500, 4000);
+        Cli day3 = new Cli();
+        assertThat(dedup(day3, state, today, tmp.resolve("out3"))).as(day3.err.toString()).isZero();
+        assertThat(Cli.readParts(tmp.resolve("out3")))
+                .containsExactlyInAnyOrderElementsOf(ids(3000, 4000));
+        // one savepoint kept, older ones and the runs' checkpoints deleted
+        try (var saved = Files.list(state.resolve("savepoints"))) {
+            assertThat(saved.count()).isOne();
+        }
+    }
+
+    @Test
+    void refusesOtherSettingsAnotherCommandAndAForeignDirectory() throws Exception {
+        Path state = tmp.resolve("state");
+        Path input = file("in.txt", 0, 100);
+        Cli first = new Cli();
+        assertThat(dedup(first, state, input, tmp.resolve("out1")))
+                .as(first.err.toString())
+                .isZero();
+
+        Cli other = new Cli();
+        assertThat(dedup(other, state, input, tmp.resolve("out2"), "--expected-items", "5000"))
+                .isEqualTo(2);
+        assertThat(other.err.toString())
+                .contains("was written with --expected-items 1000000")
+                .contains("this run has --expected-items 5000");
+        assertThat(tmp.resolve("out2")).doesNotExist();
+
+        Cli json = new Cli();
+        assertThat(
+                        dedup(
+                                json,
+                                state,
+                                input,
+                                tmp.resolve("out2"),
+                                "--format",
+                                "json",
+                                "--id-field",
+                                "id"))
+                .isEqualTo(2);
+        assertThat(json.err.toString()).contains("--format text").contains("--format json");
+
+        Cli frontier = new Cli();
+        assertThat(
+                        frontier.run(
+                                "frontier",
+                                "--state-dir",
+                                state.toString(),
+                                "--input",
+                                input.toString(),
+                                "--output",
+                                tmp.resolve("out3").toString()))
+                .isEqualTo(2);
+        assertThat(frontier.err.toString())
+                .contains("holds the state of 'dedup', not of 'frontier'");
+
+        Path foreign = Files.createDirectories(tmp.resolve("foreign"));
+        Files.writeString(foreign.resolve("notes.txt"), "mine");
+        Cli refused = new Cli();
+        assertThat(dedup(refused, foreign, input, tmp.resolve("out4"))).isEqualTo(2);
+        assertThat(refused.err.toString()).contains("is not empty and has no " + StateDir.MANIFEST);
+
+        Path newer = tmp.resolve("newer");
+        Files.createDirectories(newer);
+        Files.writeString(newer.resolve(StateDir.MANIFEST), "format=2\ncommand=dedup\n");
+        Cli future = new Cli();
+        assertThat(dedup(future, newer, input, tmp.resolve("out5"))).isEqualTo(2);
+        assertThat(future.err.toString()).contains("has format 2, this version reads format 1");
+    }
+
+    /**
+     * Ctrl-C through the path the signal handler takes ({@link Interrupts#interrupt}), as soon as
+     * the run is in progress: the run stops with its state saved and says so; running the same file
+     * again writes exactly the ids the first run did not, so every id is written once in all.
+     */
+    @Test
+    void interruptStopsWithTheStateKept() throws Exception {
+        Path state = tmp.resolve("state");
+        Path input = file("big.txt", 0, 50_000);
+        Cli first = new Cli();
+        CompletableFuture<Integer> run =
+                CompletableFuture.supplyAsync(
+                        () ->
+                                dedup(
+                                        first,
+                                        state,
+                                        input,
+                                        tmp.resolve("out1"),
+                                        "--parallelism",
+                                        "1"));
+        awaitTrue("the run to take the interrupt", () -> run.isDone() || Interrupts.interrupt());
+        assertThat(run.get(120, TimeUnit.SECONDS)).as(first.err.toString()).isZero();
+        assertThat(first.err.toString())
+                .contains("stopping: saving the state to " + state)
+                .contains("state: saved in " + state);
+
+        Cli second = new Cli();
+        assertThat(dedup(second, state, input, tmp.resolve("out2")))
+                .as(second.err.toString())
+                .isZero();
+        // a run stopped before its first record wrote nothing, not even its directory
+        List<String> out1 =
+                Files.isDirectory(tmp.resolve("out1"))
+                        ? Cli.readParts(tmp.resolve("out1"))
+                        : List.of();
+        List<String> out2 = Cli.readParts(tmp.resolve("out2"));
+        List<String> all = new ArrayList<>(out1);
+        all.addAll(out2);
+        assertThat(all).doesNotHaveDuplicates().containsExactlyInAnyOrderElementsOf(ids(0, 50_000));
+    }
+
+    /**
+     * Kafka: a run stopped by Ctrl-C, then another over more events with repeats of the first ones,
+     * stopped the same way: every id once on the output topic (offsets and filters restored
+     * together). {@code --bounded} is refused with a state directory.
+     */
+    @Test
+    void kafkaResumesWithNothingTwice() throws Exception {
+        try (KafkaBroker kafka = new KafkaBroker(Files.createDirectories(tmp.resolve("kafka")))) {
+            kafka.start();
+            kafka.createTopics(2, "events", "unique");
+            kafka.produce("events", bytes(ids(0, 3000)));
+            Path state = tmp.resolve("state");
+            String[] args = {
+                "dedup",
+                "--quiet",
+                "--fpp",
+                "1e-6",
+                "--state-dir",
+                state.toString(),
+                "--bootstrap-servers",
+                kafka.bootstrapServers(),
+                "--input-topic",
+                "events",
+                "--output-topic",
+                "unique",
+                "--group-id",
+                "state-it"
+            };
+            Cli first = new Cli();
+            CompletableFuture<Integer> run = CompletableFuture.supplyAsync(() -> first.run(args));
+            awaitTrue(
+                    "run 1 to consume the events",
+                    () -> run.isDone() || kafka.consumedAll("state-it", "events"));
+            assertThat(Interrupts.interrupt()).isTrue();
+            assertThat(run.get(120, TimeUnit.SECONDS)).as(first.err.toString()).isZero();
+            assertThat(first.err.toString()).contains("state: saved in");
+
+            kafka.produce("events", bytes(ids(2000, 5000)));
+            Cli second = new Cli();
+            CompletableFuture<Integer> run2 = CompletableFuture.supplyAsync(() -> second.run(args));
+            awaitTrue(
+                    "run 2 to consume the events",
+                    () -> run2.isDone() || kafka.consumedAll("state-it", "events"));
+            assertThat(Interrupts.interrupt()).isTrue();
+            assertThat(run2.get(120, TimeUnit.SECONDS)).as(second.err.toString()).isZero();
+            assertThat(second.err.toString()).contains("state: resuming from");
+
+            List<String> bounded = new ArrayList<>(List.of(args));
+            bounded.add("--bounded");
+            Cli refused = new Cli();
+            assertThat(refused.run(bounded.toArray(new String[0]))).isEqualTo(2);
+            assertThat(refused.err.toString()).contains("--bounded cannot resume from --state-dir");
+
+            List<String> out = kafka.readCommitted("unique");
+            assertThat(out)
+                    .doesNotHaveDuplicates()
+                    .containsExactlyInAnyOrderElementsOf(ids(0, 5000));
+        }
+    }
+
+    private static List<byte[]> bytes(List<String> lines) {
+        Set<String> set = new LinkedHashSet<>(lines);
+        List<byte[]> out = new ArrayList<>();
+        for (String l : set) {
+            out.add(l.getBytes(StandardCharsets.UTF_8));
+        }
+        out.addAll(new ArrayList<>(out)); // each twice
+        return out;
+    }
+
+    /** Polls {@code condition} every 50 ms until true; fails after 120 s. */
+    private static void awaitTrue(String what, BooleanSupplier condition) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("waited 120 s for " + what);
+            }
+            Thread.sleep(50);
+        }
+    }
+}
