@@ -50,14 +50,20 @@ class BloomCountITCase {
 
     /**
      * Events the source emits between two completed checkpoints. Gating the source on checkpoints
-     * (not on the wall clock) keeps the injected failure after a completed checkpoint on a loaded
-     * machine: when the first checkpoint completes at most these events have been emitted (event
-     * time below 6 s), so the records of 10 later intervals of 8 keys and the 8 finals, 88, are
-     * still to come, more than the {@code EVENTS / 1000} the failure waits for. Paced at 30,000
-     * events per second instead, a first checkpoint that completed late let too few records pass
-     * after it and no failure was injected ("failure injected" false under load).
+     * (not on the wall clock) bounds what passes before the first checkpoint completes, however
+     * loaded the machine: at most these events, so at least {@code EVENTS - PER_CHECKPOINT} are
+     * still to come.
      */
     private static final int PER_CHECKPOINT = 6_000;
+
+    /**
+     * Input events the failure waits for past the first completed checkpoint: fewer than the {@code
+     * EVENTS - PER_CHECKPOINT} left then, so the failure is always injected. It counts input
+     * events, not output records: the count's output comes in bursts when the watermark moves, and
+     * whether 60 of its 104 records came after the first checkpoint depended on timing (no failure
+     * injected at all on an idle machine).
+     */
+    private static final long AFTER = EVENTS / 4;
 
     /** Event i at time i ms, "i|key|user": key i % 8, user (i * 7919) % (2000 (key + 1)). */
     static String event(long i) {
@@ -218,7 +224,10 @@ class BloomCountITCase {
                                         .withTimestampAssigner(
                                                 (e, t) -> Long.parseLong(field(e, 0))),
                                 "events")
-                        .setParallelism(1);
+                        .setParallelism(1)
+                        .map(new FailOnce<String>(AFTER))
+                        .setParallelism(1)
+                        .returns(Types.STRING);
         CountConfig config =
                 CountConfig.builder()
                         .filter(FilterSizing.builder().expectedItems(1000).fpp(0.01).build())
@@ -241,8 +250,6 @@ class BloomCountITCase {
                                         e.bitsSet,
                                         e.stages,
                                         e.isFinal ? ",final" : ",t" + e.timestamp))
-                .returns(Types.STRING)
-                .map(new FailOnce<String>(EVENTS / 1000))
                 .returns(Types.STRING)
                 .sinkTo(
                         FileSink.forRowFormat(
