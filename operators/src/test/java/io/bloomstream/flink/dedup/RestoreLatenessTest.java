@@ -10,7 +10,6 @@ import io.bloomstream.flink.TimeDomain;
 import io.bloomstream.testing.Backend;
 import java.time.Duration;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -18,7 +17,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  * An event that was late before a restore must not pass as a first after it. Flink does not
  * checkpoint watermarks: a restored operator sees {@code Long.MIN_VALUE} until its input's next
  * watermark, so an event the old watermark made late is judged against state whose generation of
- * its time may already be freed.
+ * its time may already be freed. The function keeps its largest watermark in operator state ({@link
+ * DedupFunction#WATERMARK_STATE}) and judges against it after a restore.
  */
 class RestoreLatenessTest {
 
@@ -31,9 +31,6 @@ class RestoreLatenessTest {
                     .allowedLateness(Duration.ofMillis(500))
                     .build();
 
-    @Disabled(
-            "Fails today (session 6 finding, the likely cause of DedupModelITCase's one failure):"
-                    + " after a restore the event passes; the fix keeps a lateness floor in state")
     @ParameterizedTest
     @EnumSource(Backend.class)
     void anEventLateBeforeARestoreIsNotAFirstAfterIt(Backend backend) throws Exception {
