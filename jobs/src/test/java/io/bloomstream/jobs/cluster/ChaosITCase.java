@@ -5,9 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.bloomstream.filter.BloomFilter;
 import io.bloomstream.filter.FilterCodec;
 import io.bloomstream.filter.Normalization;
+import io.bloomstream.jobs.Await;
 import io.bloomstream.jobs.KafkaBroker;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -374,13 +376,7 @@ class ChaosITCase {
     }
 
     static void await(String what, BooleanSupplier done) throws InterruptedException {
-        long deadline = System.currentTimeMillis() + RECOVERY_TIMEOUT_MS;
-        while (!done.getAsBoolean()) {
-            if (System.currentTimeMillis() > deadline) {
-                throw new AssertionError(what + ": not reached in " + RECOVERY_TIMEOUT_MS + " ms");
-            }
-            TimeUnit.MILLISECONDS.sleep(100); // polling a condition, with a deadline
-        }
+        Await.until(what, Duration.ofMillis(RECOVERY_TIMEOUT_MS), Duration.ofMillis(100), done);
     }
 
     static long secondsSince(long nanos) {

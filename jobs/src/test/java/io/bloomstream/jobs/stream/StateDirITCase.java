@@ -2,6 +2,7 @@ package io.bloomstream.jobs.stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.bloomstream.jobs.Await;
 import io.bloomstream.jobs.Cli;
 import io.bloomstream.jobs.KafkaBroker;
 import io.bloomstream.jobs.console.Interrupts;
@@ -9,13 +10,13 @@ import io.bloomstream.jobs.io.StateDir;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
@@ -31,6 +32,11 @@ import org.junit.jupiter.api.io.TempDir;
  * exact.
  */
 class StateDirITCase {
+
+    /** How long a run may take to reach a point, and how often it is checked. */
+    private static final Duration WAIT = Duration.ofSeconds(120);
+
+    private static final Duration POLL = Duration.ofMillis(50);
 
     @TempDir Path tmp;
 
@@ -169,7 +175,11 @@ class StateDirITCase {
                                         tmp.resolve("out1"),
                                         "--parallelism",
                                         "1"));
-        awaitTrue("the run to take the interrupt", () -> run.isDone() || Interrupts.interrupt());
+        Await.until(
+                "the run to take the interrupt",
+                WAIT,
+                POLL,
+                () -> run.isDone() || Interrupts.interrupt());
         assertThat(run.get(120, TimeUnit.SECONDS)).as(first.err.toString()).isZero();
         assertThat(first.err.toString())
                 .contains("stopping: saving the state to " + state)
@@ -220,8 +230,10 @@ class StateDirITCase {
             };
             Cli first = new Cli();
             CompletableFuture<Integer> run = CompletableFuture.supplyAsync(() -> first.run(args));
-            awaitTrue(
+            Await.until(
                     "run 1 to consume the events",
+                    WAIT,
+                    POLL,
                     () -> run.isDone() || kafka.consumedAll("state-it", "events"));
             assertThat(Interrupts.interrupt()).isTrue();
             assertThat(run.get(120, TimeUnit.SECONDS)).as(first.err.toString()).isZero();
@@ -230,8 +242,10 @@ class StateDirITCase {
             kafka.produce("events", bytes(ids(2000, 5000)));
             Cli second = new Cli();
             CompletableFuture<Integer> run2 = CompletableFuture.supplyAsync(() -> second.run(args));
-            awaitTrue(
+            Await.until(
                     "run 2 to consume the events",
+                    WAIT,
+                    POLL,
                     () -> run2.isDone() || kafka.consumedAll("state-it", "events"));
             assertThat(Interrupts.interrupt()).isTrue();
             assertThat(run2.get(120, TimeUnit.SECONDS)).as(second.err.toString()).isZero();
@@ -258,16 +272,5 @@ class StateDirITCase {
         }
         out.addAll(new ArrayList<>(out)); // each twice
         return out;
-    }
-
-    /** Polls {@code condition} every 50 ms until true; fails after 120 s. */
-    private static void awaitTrue(String what, BooleanSupplier condition) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("waited 120 s for " + what);
-            }
-            Thread.sleep(50);
-        }
     }
 }
