@@ -38,6 +38,8 @@ import picocli.CommandLine.Command;
         })
 public final class Main implements Runnable, RunOptions.TerminalAware {
 
+    private static final String LOG4J_CONTEXT_SELECTOR = "log4j2.contextSelector";
+
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
     private final boolean stderrTerminal;
@@ -48,6 +50,15 @@ public final class Main implements Runnable, RunOptions.TerminalAware {
 
     /** Runs the command line and exits with its status. */
     public static void main(String[] args) {
+        // One log4j context for the whole process. By default log4j gives each class loader its
+        // own, and Flink loads its RPC system (PekkoRpcActor) in a class loader of its own: that
+        // context read the jar's log4j2.properties and printed Flink's internal errors on the
+        // console, past the file that Logs.configure sends Flink's log to.
+        if (System.getProperty(LOG4J_CONTEXT_SELECTOR) == null) {
+            System.setProperty(
+                    LOG4J_CONTEXT_SELECTOR,
+                    "org.apache.logging.log4j.core.selector.BasicContextSelector");
+        }
         System.exit(commandLine(Progress.stderrIsTerminal()).execute(args));
     }
 

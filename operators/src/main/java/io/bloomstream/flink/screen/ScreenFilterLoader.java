@@ -251,10 +251,25 @@ public final class ScreenFilterLoader {
         return false;
     }
 
+    /**
+     * Whether a file built with {@code found} serves a screen configured with {@code expected}. The
+     * file's reader probes with the file's own strategy, so either XXH3 width (0.4's XXH3-128 and
+     * {@code BloomFilter.create(n, p)}'s XXH3-64) serves an XXH3 screen with the same seed; a keyed
+     * screen needs a file of the same keyed hash and key.
+     */
+    static boolean sameHashFamily(Hasher found, Hasher expected) {
+        if (found.equals(expected)) {
+            return true;
+        }
+        return !found.strategy().isKeyed()
+                && !expected.strategy().isKeyed()
+                && found.seed() == expected.seed();
+    }
+
     private static void validate(String path, Loaded file, Normalization expected, Hasher hasher)
             throws BadFilterFileException {
         Hasher found = file.filter().hasher();
-        if (!found.equals(hasher)) {
+        if (!sameHashFamily(found, hasher)) {
             throw new BadFilterFileException(
                     path,
                     "built with hash "

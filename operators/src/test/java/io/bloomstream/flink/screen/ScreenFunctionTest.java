@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.bloomstream.filter.BloomFilter;
 import io.bloomstream.filter.FilterCodec;
 import io.bloomstream.filter.FilterSpec;
+import io.bloomstream.filter.HashStrategy;
 import io.bloomstream.filter.Hasher;
 import io.bloomstream.filter.Normalization;
 import java.nio.file.Files;
@@ -150,6 +151,35 @@ public class ScreenFunctionTest {
                                     "replyTo",
                                     "phisher@evil.example"));
         }
+    }
+
+    @Test
+    void aFileOfBloomFilterCreateIsServedAndOneOfAnotherSeedIsRefused() throws Exception {
+        // BloomFilter.create(n, p) makes the blocked layout on XXH3-64; the file's reader probes
+        // with the file's own hash, so the default screen (XXH3, default seed) serves it.
+        BloomFilter created = BloomFilter.create(1_000, 0.001);
+        assertThat(created.hasher().strategy()).isEqualTo(HashStrategy.XXH3_64);
+        created.add(Normalization.EMAIL.apply("spammer@bad.example"));
+        Path file = tmp.resolve("created.bloom");
+        Files.write(file, FilterCodec.encode(created, Normalization.EMAIL));
+        try (var h = open(new Recording(config(file.toUri().toString())), null)) {
+            h.processElement("alice@good.example,alice@good.example", 1);
+            h.processElement("Spammer@Bad.example,alice@good.example", 2);
+            assertThat(clean(h)).containsExactly("alice@good.example,alice@good.example");
+            assertThat(flagged(h))
+                    .containsExactly(
+                            new ScreenMatch<>(
+                                    "Spammer@Bad.example,alice@good.example",
+                                    "from",
+                                    "spammer@bad.example"));
+        }
+        assertStartFails(
+                writeFilter(
+                        tmp.resolve("xxh3-64-seed.bloom"),
+                        Normalization.EMAIL,
+                        Hasher.xxh3_64(42),
+                        "spammer@bad.example"),
+                "built with hash XXH3_64(seed=2a)");
     }
 
     @Test
