@@ -7,6 +7,7 @@ import io.bloomstream.flink.IdSelector;
 import io.bloomstream.flink.TimeDomain;
 import io.bloomstream.flink.internal.EventTimes;
 import io.bloomstream.flink.internal.RejectLog;
+import io.bloomstream.flink.internal.WatermarkFloor;
 import io.bloomstream.flink.state.FilterMeta;
 import io.bloomstream.flink.typeutils.FilterMetaSerializer;
 import io.bloomstream.flink.typeutils.PageSerializer;
@@ -19,7 +20,10 @@ import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeutils.base.LongSerializer;
 import org.apache.flink.metrics.Counter;
+import org.apache.flink.runtime.state.FunctionInitializationContext;
+import org.apache.flink.runtime.state.FunctionSnapshotContext;
 import org.apache.flink.streaming.api.TimerService;
+import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.util.Collector;
 import org.apache.flink.util.OutputTag;
@@ -33,7 +37,8 @@ import org.apache.flink.util.OutputTag;
  * @param <T> the event type
  */
 @Internal
-public class CountFunction<K, T> extends KeyedProcessFunction<K, T, CountEstimate> {
+public class CountFunction<K, T> extends KeyedProcessFunction<K, T, CountEstimate>
+        implements CheckpointedFunction {
 
     private static final long serialVersionUID = 1L;
 
@@ -121,6 +126,23 @@ public class CountFunction<K, T> extends KeyedProcessFunction<K, T, CountEstimat
         eventTimes = new EventTimes(LOG, "Bloom count on event time");
     }
 
+    /**
+     * The largest watermark judged with, kept across restores: an event of a window that closed
+     * before a failure is rejected when replayed, not counted into a second record of that window.
+     */
+    private transient WatermarkFloor watermarkFloor;
+
+    @Override
+    public void initializeState(FunctionInitializationContext context) throws Exception {
+        watermarkFloor = new WatermarkFloor();
+        watermarkFloor.initialize(context);
+    }
+
+    @Override
+    public void snapshotState(FunctionSnapshotContext context) throws Exception {
+        watermarkFloor.snapshot();
+    }
+
     @Override
     public void processElement(T event, Context ctx, Collector<CountEstimate> out)
             throws Exception {
@@ -147,7 +169,7 @@ public class CountFunction<K, T> extends KeyedProcessFunction<K, T, CountEstimat
         }
         long window = Math.floorDiv(time, windowMillis);
         long end = (window + 1) * windowMillis - 1;
-        if (eventTime && end <= timers.currentWatermark()) {
+        if (eventTime && end <= watermarkFloor.advance(timers.currentWatermark())) {
             reject(event, ctx, "its window has closed");
             return;
         }
@@ -172,6 +194,7 @@ public class CountFunction<K, T> extends KeyedProcessFunction<K, T, CountEstimat
     @Override
     public void onTimer(long timestamp, OnTimerContext ctx, Collector<CountEstimate> out)
             throws Exception {
+        watermarkFloor.advance(ctx.timerService().currentWatermark());
         K key = ctx.getCurrentKey();
         if (windowMillis > 0) {
             if (timestamp == END) {

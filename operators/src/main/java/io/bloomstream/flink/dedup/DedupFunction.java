@@ -6,6 +6,7 @@ import io.bloomstream.flink.TimeDomain;
 import io.bloomstream.flink.internal.EventTimes;
 import io.bloomstream.flink.internal.RejectLog;
 import io.bloomstream.flink.internal.TimeMath;
+import io.bloomstream.flink.internal.WatermarkFloor;
 import io.bloomstream.flink.state.KeyCache;
 import io.bloomstream.flink.typeutils.FilterMetaSerializer;
 import io.bloomstream.flink.typeutils.PageSerializer;
@@ -59,7 +60,7 @@ public class DedupFunction<K, T> extends KeyedProcessFunction<K, T, T>
      * of the savepoint contract). A restored task judges lateness against the largest of them until
      * its own watermark passes it.
      */
-    public static final String WATERMARK_STATE = "bloom-watermark";
+    public static final String WATERMARK_STATE = WatermarkFloor.STATE;
 
     private final IdSelector<T> idSelector;
     private final DedupConfig config;
@@ -79,15 +80,9 @@ public class DedupFunction<K, T> extends KeyedProcessFunction<K, T, T>
     private transient StateShape shape;
     private transient ListState<String> shapeState;
 
-    /**
-     * The largest watermark this function has judged with, kept in {@link #WATERMARK_STATE}: Flink
-     * does not checkpoint watermarks, and a restored task would otherwise judge lateness against
-     * {@code Long.MIN_VALUE} until the next one, so an event that was late before a failure, whose
-     * generation was freed, would pass as a first when replayed.
-     */
-    private transient long watermarkFloor = Long.MIN_VALUE;
+    /** The largest watermark judged with, kept across restores (see {@link WatermarkFloor}). */
+    private transient WatermarkFloor watermarkFloor;
 
-    private transient ListState<Long> watermarkState;
     private transient org.apache.flink.streaming.api.operators.KeyContext keyContext;
 
     /** Whether the hasher gives one 64-bit hash per id (then h2 = h1). */
@@ -262,8 +257,7 @@ public class DedupFunction<K, T> extends KeyedProcessFunction<K, T, T>
                     return;
                 }
                 time = ts;
-                long watermark = Math.max(ctx.timerService().currentWatermark(), watermarkFloor);
-                watermarkFloor = watermark;
+                long watermark = watermarkFloor.advance(ctx.timerService().currentWatermark());
                 horizon = watermark;
                 if (watermark != Long.MIN_VALUE
                         && time <= TimeMath.minus(watermark, latenessMillis)) {
@@ -311,7 +305,7 @@ public class DedupFunction<K, T> extends KeyedProcessFunction<K, T, T>
 
     @Override
     public void onTimer(long timestamp, OnTimerContext ctx, Collector<T> out) throws Exception {
-        watermarkFloor = Math.max(watermarkFloor, ctx.timerService().currentWatermark());
+        watermarkFloor.advance(ctx.timerService().currentWatermark());
         for (long expiry : filter.expireAt(ctx.getCurrentKey(), timestamp)) {
             register(ctx.timerService(), expiry);
         }
@@ -320,7 +314,7 @@ public class DedupFunction<K, T> extends KeyedProcessFunction<K, T, T>
     @Override
     public void snapshotState(FunctionSnapshotContext context) throws Exception {
         shapeState.update(java.util.List.of(shape.encode()));
-        watermarkState.update(java.util.List.of(watermarkFloor));
+        watermarkFloor.snapshot();
     }
 
     @Override
@@ -330,21 +324,9 @@ public class DedupFunction<K, T> extends KeyedProcessFunction<K, T, T>
                 context.getOperatorStateStore()
                         .getUnionListState(
                                 new ListStateDescriptor<>(SHAPE_STATE, StringSerializer.INSTANCE));
-        watermarkState =
-                context.getOperatorStateStore()
-                        .getUnionListState(
-                                new ListStateDescriptor<>(
-                                        WATERMARK_STATE,
-                                        org.apache.flink.api.common.typeutils.base.LongSerializer
-                                                .INSTANCE));
+        watermarkFloor = new WatermarkFloor();
+        watermarkFloor.initialize(context);
         if (context.isRestored()) {
-            // Every subtask's largest watermark (union state). The largest is the floor: the
-            // subtasks of a keyed operator see the same watermarks, and after a rescale an event
-            // may turn late a little early, never be judged after its generation was freed.
-            // State written before 0.5 has none.
-            for (Long w : watermarkState.get()) {
-                watermarkFloor = Math.max(watermarkFloor, w);
-            }
             for (String recorded : shapeState.get()) {
                 shape.checkRestore(StateShape.decode(recorded), LOG);
                 break; // every subtask wrote the same record
