@@ -99,7 +99,8 @@ import org.apache.flink.types.Row;
  * when the query keeps its {@code uid}; it may change {@code expected_items}, {@code fpp}, {@code
  * retention} and {@code generations} (existing stages keep their shape; a new retention applies
  * from the restore on), but turning retention on or off fails naming the field when a key is first
- * read.
+ * read. Flink's state TTL ({@code table.exec.state.ttl}) does not apply: every state entry declares
+ * a TTL of never ({@link #STATE_TTL}), and {@code retention} frees state.
  */
 @PublicEvolving
 @DataTypeHint("ROW<>")
