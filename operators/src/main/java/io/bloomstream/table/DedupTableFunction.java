@@ -99,7 +99,8 @@ import org.apache.flink.types.Row;
  * when the query keeps its {@code uid}; it may change {@code expected_items}, {@code fpp}, {@code
  * retention} and {@code generations} (existing stages keep their shape; a new retention applies
  * from the restore on), but turning retention on or off fails naming the field when a key is first
- * read.
+ * read. Flink's state TTL ({@code table.exec.state.ttl}) does not apply: every state entry declares
+ * a TTL of never ({@link #STATE_TTL}), and {@code retention} frees state.
  */
 @PublicEvolving
 @DataTypeHint("ROW<>")
@@ -124,6 +125,17 @@ public class DedupTableFunction extends ProcessTableFunction<Row> {
 
     /** The state layout this release writes; see {@link DedupStateViews}. */
     public static final int STATE_LAYOUT = 2;
+
+    /**
+     * The Flink state TTL of every state entry: never (Long.MAX_VALUE ms). A hint overrides {@code
+     * table.exec.state.ttl}, which would otherwise expire the metadata and the pages of a key
+     * independently of each other (a partial filter forgets ids, or misreads pages); the function
+     * frees state by its own {@code retention}. Flink 2.2 and 2.3 give a PTF's state without a hint
+     * and without the option this same TTL (StreamExecProcessTableFunction#deriveStateTimeToLive),
+     * so the state's serializers, and savepoints of layouts 1 and 2, are unchanged by it; a hint of
+     * {@code "0 ms"} (TTL off) would change them.
+     */
+    public static final String STATE_TTL = "9223372036854775807 ms";
 
     /** The type of {@value #META_STATE}. */
     public static final String META_TYPE =
@@ -156,10 +168,11 @@ public class DedupTableFunction extends ProcessTableFunction<Row> {
     /** Judges one row; see the class comment. */
     public void eval(
             Context ctx,
-            @StateHint(name = META_STATE, type = @DataTypeHint(META_TYPE)) Row metaRow,
-            @StateHint(name = PAGES_STATE) MapView<Long, long[]> pageView,
-            @StateHint(name = META_V2_STATE) MapView<Integer, byte[]> metaView,
-            @StateHint(name = PAGES_V2_STATE) MapView<Long, byte[]> pagesView,
+            @StateHint(name = META_STATE, type = @DataTypeHint(META_TYPE), ttl = STATE_TTL)
+                    Row metaRow,
+            @StateHint(name = PAGES_STATE, ttl = STATE_TTL) MapView<Long, long[]> pageView,
+            @StateHint(name = META_V2_STATE, ttl = STATE_TTL) MapView<Integer, byte[]> metaView,
+            @StateHint(name = PAGES_V2_STATE, ttl = STATE_TTL) MapView<Long, byte[]> pagesView,
             @ArgumentHint(name = DedupArguments.INPUT, value = ArgumentTrait.SET_SEMANTIC_TABLE)
                     Row input,
             @ArgumentHint(name = DedupArguments.ID_COLUMN) String idColumn,

@@ -274,6 +274,11 @@ final class BloomDedupModelRun extends DedupModelRunBase<PtfHarness> {
     // ---------------------------------------------------------------- planning
 
     static PtfHarness.Plan plan(Base base) {
+        return plan(base, java.util.Map.of());
+    }
+
+    /** Plans the call of {@code base} with the table options {@code options} set. */
+    static PtfHarness.Plan plan(Base base, java.util.Map<String, String> options) {
         StringBuilder call = new StringBuilder();
         call.append("SELECT * FROM BLOOM_DEDUP(input => TABLE events PARTITION BY k,")
                 .append(" id_column => 'id', expected_items => ")
@@ -289,27 +294,27 @@ final class BloomDedupModelRun extends DedupModelRunBase<PtfHarness> {
         }
         call.append(")");
         return PtfHarness.plan(
-                (env, t) ->
-                        t.createTemporaryView(
-                                "events",
-                                t.fromDataStream(
-                                        env.fromData(Row.of("k", "i", 0L, Instant.EPOCH))
-                                                .returns(
-                                                        Types.ROW_NAMED(
-                                                                new String[] {
-                                                                    "k", "id", "seq", "ts"
-                                                                },
-                                                                Types.STRING,
-                                                                Types.STRING,
-                                                                Types.LONG,
-                                                                Types.INSTANT)),
-                                        Schema.newBuilder()
-                                                .column("k", DataTypes.STRING())
-                                                .column("id", DataTypes.STRING())
-                                                .column("seq", DataTypes.BIGINT())
-                                                .column("ts", DataTypes.TIMESTAMP_LTZ(3))
-                                                .watermark("ts", "SOURCE_WATERMARK()")
-                                                .build())),
+                (env, t) -> {
+                    options.forEach((k, v) -> t.getConfig().set(k, v));
+                    t.createTemporaryView(
+                            "events",
+                            t.fromDataStream(
+                                    env.fromData(Row.of("k", "i", 0L, Instant.EPOCH))
+                                            .returns(
+                                                    Types.ROW_NAMED(
+                                                            new String[] {"k", "id", "seq", "ts"},
+                                                            Types.STRING,
+                                                            Types.STRING,
+                                                            Types.LONG,
+                                                            Types.INSTANT)),
+                                    Schema.newBuilder()
+                                            .column("k", DataTypes.STRING())
+                                            .column("id", DataTypes.STRING())
+                                            .column("seq", DataTypes.BIGINT())
+                                            .column("ts", DataTypes.TIMESTAMP_LTZ(3))
+                                            .watermark("ts", "SOURCE_WATERMARK()")
+                                            .build()));
+                },
                 call.toString());
     }
 

@@ -6,6 +6,7 @@ import io.bloomstream.flink.FilterSizing;
 import io.bloomstream.flink.state.FilterMeta;
 import io.bloomstream.flink.state.GenerationPolicy;
 import io.bloomstream.flink.state.KeyCache;
+import io.bloomstream.flink.state.OwnedMetaState;
 import io.bloomstream.flink.state.StageShapes;
 import io.bloomstream.flink.state.StateLayout;
 import io.bloomstream.flink.typeutils.FilterMetaSerializer;
@@ -53,6 +54,12 @@ public final class KeyedFilterState {
     private final int domain;
     private final GenerationPolicy generations;
     private final int metaCacheKeys;
+
+    /**
+     * Whether {@link #metaState} hands out objects this class may change and write back as they are
+     * ({@link OwnedMetaState}): then the metadata is not copied on read and write.
+     */
+    private final boolean ownedMeta;
 
     private final Map<Object, FilterMeta> metaCache =
             new LinkedHashMap<>(256, 0.75f, true) {
@@ -113,6 +120,7 @@ public final class KeyedFilterState {
                         config.fpp() / config.generations());
         this.hasher = config.hasher();
         this.metaState = metaState;
+        this.ownedMeta = metaState instanceof OwnedMetaState && metaCacheKeys == 0;
         this.pages = pages;
         this.metrics = metrics;
         this.domain = StateLayout.domainOf(config.retentionPolicy());
@@ -165,13 +173,16 @@ public final class KeyedFilterState {
         return meta;
     }
 
-    /** The current key's metadata read from state (a private copy), or null. */
+    /**
+     * The current key's metadata read from state (a private copy, or the state's own object when it
+     * is an {@link OwnedMetaState}), or null.
+     */
     private FilterMeta loadMeta() throws Exception {
         FilterMeta stored = metaState.value();
         if (stored == null) {
             return null;
         }
-        FilterMeta meta = stored.copy();
+        FilterMeta meta = ownedMeta ? stored : stored.copy();
         boolean changed =
                 StateUpgrade.adopt(
                         meta, hasher, domain, config.generations(), config.generationMillis());
@@ -181,7 +192,7 @@ public final class KeyedFilterState {
             changed = true;
         }
         if (changed) {
-            metaState.update(meta.copy());
+            metaState.update(ownedMeta ? meta : meta.copy());
         }
         return meta;
     }
@@ -242,7 +253,7 @@ public final class KeyedFilterState {
         if (metaCacheKeys > 0) {
             metaCache.put(key, meta);
         }
-        metaState.update(meta.copy());
+        metaState.update(ownedMeta ? meta : meta.copy());
     }
 
     /**

@@ -1,6 +1,7 @@
 package io.bloomstream.table.internal;
 
 import io.bloomstream.flink.state.FilterMeta;
+import io.bloomstream.flink.state.OwnedMetaState;
 import io.bloomstream.flink.typeutils.FilterMetaSerializer;
 import java.io.IOException;
 import java.lang.invoke.MethodHandles;
@@ -112,7 +113,7 @@ public final class DedupStateViews {
      * a restore, before any row reached the function, frees state under the config it was written
      * with.
      */
-    public static final class Meta implements ValueState<FilterMeta> {
+    public static final class Meta implements OwnedMetaState {
         private final DataOutputSerializer out = new DataOutputSerializer(256);
         private final DataInputDeserializer in = new DataInputDeserializer();
         private Row row;
@@ -157,7 +158,10 @@ public final class DedupStateViews {
             return meta;
         }
 
-        /** Writes {@code meta} (not copied: the caller passes a copy of its own). */
+        /**
+         * Writes {@code meta} and keeps it as the key's cached metadata (not copied: the caller
+         * owns it, see {@link OwnedMetaState}; {@link #value()} hands the same object out again).
+         */
         @Override
         public void update(FilterMeta meta) throws IOException {
             out.clear();
