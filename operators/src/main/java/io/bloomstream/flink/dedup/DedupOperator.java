@@ -191,6 +191,11 @@ public final class DedupOperator<K, T> extends KeyedProcessOperator<K, T, T> {
         return bundle == null ? 0 : bundle.size();
     }
 
+    /** Judges the events waiting in the current bundle now, as a barrier would (for tests). */
+    void judgeBundleNow() throws Exception {
+        judgeBundle();
+    }
+
     /** Writes the cache's changes to keyed state now (as a snapshot would). */
     void flush() throws Exception {
         function.flush();

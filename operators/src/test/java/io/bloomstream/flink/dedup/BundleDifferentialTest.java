@@ -89,7 +89,7 @@ class BundleDifferentialTest {
                 b.allowedLateness(Duration.ofMillis(r.nextInt(40)));
             }
         }
-        DedupConfig plain = b.build();
+        DedupConfig plain = b.noBundles().build();
         int bundleSize = 2 + r.nextInt(40);
         DedupConfig bundled = b.bundle(bundleSize, Duration.ofMillis(5 + r.nextInt(20))).build();
         Side one = new Side(plain);

@@ -208,10 +208,13 @@ class DedupFunctionTest {
                         .build();
         try (var h = DedupHarness.create(config, Backend.HEAP, 1, 0)) {
             h.open();
+            // each event's bundle judged before the clock moves on, as its 10-ms delay would
             h.setProcessingTime(0);
             h.processElement("a,1", 0);
+            DedupHarness.judge(h);
             h.setProcessingTime(59_000);
             h.processElement("a,1", 0); // within a minute: duplicate
+            DedupHarness.judge(h);
             h.setProcessingTime(81_000); // 20-s buckets: bucket 0 expired at 80 s
             h.processElement("a,1", 0);
             assertThat(output(h)).containsExactly("a,1", "a,1");

@@ -85,6 +85,7 @@ public final class DedupHarness {
     static long pagesInState(KeyedOneInputStreamOperatorTestHarness<String, String, String> h)
             throws Exception {
         if (h.getOperator() instanceof DedupOperator<?, ?> op) {
+            op.judgeBundleNow(); // the bundle, as a barrier would
             op.flush(); // the write-back cache, as a checkpoint would
         }
         org.apache.flink.runtime.state.KeyedStateBackend<String> backend =
@@ -128,6 +129,7 @@ public final class DedupHarness {
     static long keysWithState(KeyedOneInputStreamOperatorTestHarness<String, String, String> h)
             throws Exception {
         if (h.getOperator() instanceof DedupOperator<?, ?> op) {
+            op.judgeBundleNow(); // the bundle, as a barrier would
             op.flush(); // the write-back cache, as a checkpoint would
         }
         var backend =
@@ -146,14 +148,32 @@ public final class DedupHarness {
         }
     }
 
+    /**
+     * Judges the events waiting in the operator's bundle (bundles are on by default), as a
+     * checkpoint barrier, a watermark or the end of input would, so that the outputs read next hold
+     * every event processed so far.
+     */
+    public static void judge(KeyedOneInputStreamOperatorTestHarness<String, String, String> h) {
+        if (h.getOperator() instanceof DedupOperator<?, ?> op) {
+            try {
+                op.judgeBundleNow();
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        }
+    }
+
+    /** The main output so far, the bundle judged first ({@link #judge}). */
     public static List<String> output(
             KeyedOneInputStreamOperatorTestHarness<String, String, String> h) {
+        judge(h);
         return h.extractOutputValues();
     }
 
     static List<String> side(
             KeyedOneInputStreamOperatorTestHarness<String, String, String> h,
             OutputTag<String> tag) {
+        judge(h);
         if (h.getSideOutput(tag) == null) {
             return List.of();
         }

@@ -22,6 +22,24 @@ import org.junit.jupiter.params.provider.EnumSource;
  */
 class DedupMetricsTest {
 
+    /** Processes one event and judges its bundle, so the metrics count it now. */
+    private static void process(
+            KeyedOneInputStreamOperatorTestHarness<String, String, String> h,
+            String event,
+            long timestamp)
+            throws Exception {
+        h.processElement(event, timestamp);
+        DedupHarness.judge(h);
+    }
+
+    private static void process(
+            KeyedOneInputStreamOperatorTestHarness<String, String, String> h,
+            StreamRecord<String> record)
+            throws Exception {
+        h.processElement(record);
+        DedupHarness.judge(h);
+    }
+
     /** 100 ids per key at 1%, scalable, remembered for 10 s of event time. */
     static DedupConfig tenSeconds() {
         return DedupConfig.builder()
@@ -52,16 +70,16 @@ class DedupMetricsTest {
                 var h = open(tenSeconds(), backend, m, null)) {
             assertThat(m.number(DedupMetrics.WORST_FILL_RATIO)).isZero();
             assertThat(m.number(DedupMetrics.ALLOCATED_PAGES)).isZero();
-            h.processElement("a,1", 1_000);
-            h.processElement("a,1", 2_000); // duplicate
-            h.processElement("a,", 1_000); // no id
-            h.processElement(new StreamRecord<>("a,2")); // no timestamp under event time
+            process(h, "a,1", 1_000);
+            process(h, "a,1", 2_000); // duplicate
+            process(h, "a,", 1_000); // no id
+            process(h, new StreamRecord<>("a,2")); // no timestamp under event time
             // 300 ids of one key, three times its expected items: the cascade grows.
             for (int i = 0; i < 300; i++) {
-                h.processElement("b," + i, 3_000);
+                process(h, "b," + i, 3_000);
             }
             h.processWatermark(8_000);
-            h.processElement("a,3", 7_999); // behind the watermark
+            process(h, "a,3", 7_999); // behind the watermark
             assertThat(m.count(DedupMetrics.RECORDS_IN)).isEqualTo(305);
             // a,1 twice and 300 ids of b: a false drop among b's ids would be a duplicate.
             assertThat(m.count(DedupMetrics.PASSED) + m.count(DedupMetrics.DUPLICATES))
@@ -86,8 +104,8 @@ class DedupMetricsTest {
             assertThat(after.count(DedupMetrics.RECORDS_IN)).as("a new run").isZero();
             assertThat(after.number(DedupMetrics.ALLOCATED_PAGES)).as("no key read yet").isZero();
             // remembered across the restore (3.5 s would be late: the watermark of 8 s is kept)
-            h.processElement("b,7", 8_500);
-            h.processElement("a,", 8_500);
+            process(h, "b,7", 8_500);
+            process(h, "a,", 8_500);
             assertThat(after.count(DedupMetrics.RECORDS_IN)).isEqualTo(2);
             assertThat(after.count(DedupMetrics.DUPLICATES)).isEqualTo(1);
             assertThat(after.count(DedupMetrics.PASSED)).isZero();
@@ -100,9 +118,9 @@ class DedupMetricsTest {
                     .isPositive()
                     .isLessThan(pagesInState(h));
             h.processWatermark(8_000); // fires no timer: the first expiry is after 11 s
-            h.processElement("a,5", 7_000);
+            process(h, "a,5", 7_000);
             assertThat(after.count(DedupMetrics.LATE)).isEqualTo(1);
-            h.processElement("a,6", 9_000);
+            process(h, "a,6", 9_000);
             assertThat(after.count(DedupMetrics.PASSED)).isEqualTo(1);
             assertThat(after.number(DedupMetrics.ALLOCATED_PAGES)).isEqualTo(pagesInState(h));
             h.processWatermark(Long.MAX_VALUE); // frees every generation of both keys
@@ -127,10 +145,10 @@ class DedupMetricsTest {
         try (HarnessMetrics m = new HarnessMetrics();
                 var h = open(config, backend, m, null)) {
             for (int i = 0; i < 100; i++) {
-                h.processElement("a," + i, 1_000L * i);
+                process(h, "a," + i, 1_000L * i);
             }
             for (int i = 0; i < 20; i++) {
-                h.processElement("c," + i, 0); // 20 ids in one generation for 10
+                process(h, "c," + i, 0); // 20 ids in one generation for 10
             }
             assertThat(m.count(DedupMetrics.WIDENED_GENERATIONS)).isPositive();
             assertThat(m.count(DedupMetrics.OVER_CAPACITY)).isPositive();
@@ -140,17 +158,17 @@ class DedupMetricsTest {
         try (HarnessMetrics after = new HarnessMetrics();
                 var h = open(config, backend, after, snapshot)) {
             for (int i = 100; i < 200; i++) {
-                h.processElement("a," + i, 1_000L * i);
+                process(h, "a," + i, 1_000L * i);
             }
             for (int i = 0; i < 20; i++) {
-                h.processElement("d," + i, 0);
+                process(h, "d," + i, 0);
             }
             assertThat(after.count(DedupMetrics.WIDENED_GENERATIONS)).isPositive();
             assertThat(after.count(DedupMetrics.OVER_CAPACITY)).isPositive();
             assertThat(after.number(DedupMetrics.ALLOCATED_PAGES))
                     .as("key c not read since the restore")
                     .isLessThan(pagesInState(h));
-            h.processElement("c,0", 0);
+            process(h, "c,0", 0);
             assertThat(after.number(DedupMetrics.ALLOCATED_PAGES)).isEqualTo(pagesInState(h));
             h.processWatermark(Long.MAX_VALUE);
             assertThat(after.number(DedupMetrics.ALLOCATED_PAGES)).isZero();
@@ -179,8 +197,8 @@ class DedupMetricsTest {
             assertThat(m.number(DedupMetrics.ALLOCATED_PAGES)).isZero();
             long later = v.time(0) + 60_000;
             for (int i = 0; i < 50; i++) {
-                h.processElement("k0,new" + i, later);
-                h.processElement("k1,new" + i, later);
+                process(h, "k0,new" + i, later);
+                process(h, "k1,new" + i, later);
             }
             long gauge = (long) m.number(DedupMetrics.ALLOCATED_PAGES);
             assertThat(gauge).isPositive().isLessThan(pagesInState(h));
@@ -213,7 +231,7 @@ class DedupMetricsTest {
                                 OperatorSnapshotUtil.readStateHandle(v.file(backend).toString()))) {
             for (int round = 0; round < 2; round++) {
                 for (int k = 0; k < 5; k++) {
-                    h.processElement("k" + k + "," + k, 0); // id k of key k: remembered
+                    process(h, "k" + k + "," + k, 0); // id k of key k: remembered
                 }
             }
             assertThat(m.count(DedupMetrics.DUPLICATES)).isEqualTo(10);
@@ -223,7 +241,7 @@ class DedupMetricsTest {
         try (HarnessMetrics after = new HarnessMetrics();
                 var h = open(v.config, backend, after, snapshot)) {
             for (int k = 0; k < 5; k++) {
-                h.processElement("k" + k + ",new", 0);
+                process(h, "k" + k + ",new", 0);
             }
             assertThat(after.number(DedupMetrics.ALLOCATED_PAGES)).isEqualTo(pagesInState(h));
         }

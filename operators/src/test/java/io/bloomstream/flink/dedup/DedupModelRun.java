@@ -159,6 +159,7 @@ final class DedupModelRun
     /** The one record an event produced: exactly one, in exactly one of the four outputs. */
     private Outcome drainOne(
             KeyedOneInputStreamOperatorTestHarness<String, String, String> h, String value) {
+        DedupHarness.judge(h); // the event's bundle, as a barrier would
         List<Outcome> outcomes = new ArrayList<>();
         for (Object o : drain(h.getOutput())) {
             if (o instanceof StreamRecord<?> r) {
@@ -199,6 +200,7 @@ final class DedupModelRun
 
     private void assertNoRecords(
             KeyedOneInputStreamOperatorTestHarness<String, String, String> h, String after) {
+        DedupHarness.judge(h);
         for (Object o : drain(h.getOutput())) {
             check(!(o instanceof StreamRecord), () -> "main output " + o + " after " + after);
         }

@@ -28,7 +28,7 @@ class KeyCacheTest {
         return ((DedupOperator<?, ?>) h.getOperator()).cache();
     }
 
-    /** Every key once with IDS ids, then the same events again. */
+    /** Every key once with IDS ids, then the same events again; the last bundle judged. */
     private static void feed(KeyedOneInputStreamOperatorTestHarness<String, String, String> h)
             throws Exception {
         for (int k = 0; k < KEYS; k++) {
@@ -36,6 +36,7 @@ class KeyCacheTest {
                 h.processElement("k" + k + "," + i, 0);
             }
         }
+        DedupHarness.judge(h);
     }
 
     @ParameterizedTest
