@@ -59,7 +59,26 @@ public final class Main implements Runnable, RunOptions.TerminalAware {
                     LOG4J_CONTEXT_SELECTOR,
                     "org.apache.logging.log4j.core.selector.BasicContextSelector");
         }
+        Thread.setDefaultUncaughtExceptionHandler((thread, e) -> uncaught(thread, e, System.err));
         System.exit(commandLine(Progress.stderrIsTerminal()).execute(args));
+    }
+
+    /**
+     * What the process does with an exception no thread caught: prints it as the JVM would, except
+     * in Flink's shutdown hooks. A local job's mini-cluster closes asynchronously after the job's
+     * result is in (Flink's {@code MiniClusterJobClient} does not wait for it), and when the
+     * process exits meanwhile, Pekko's shutdown hook can fail to load a class from the RPC class
+     * loader being closed ({@code NoClassDefFoundError}). The run's result is already out; the
+     * error goes to Flink's log, not the console.
+     */
+    static void uncaught(Thread thread, Throwable e, java.io.PrintStream err) {
+        if (thread.getName().startsWith("flink-shutdown-hook")) {
+            org.slf4j.LoggerFactory.getLogger(Main.class)
+                    .info("Ignored at exit, in {}: {}", thread.getName(), e.toString());
+            return;
+        }
+        err.print("Exception in thread \"" + thread.getName() + "\" ");
+        e.printStackTrace(err);
     }
 
     /** Runs the command line and returns its exit status (0 ok, 2 bad usage, 1 failure). */
