@@ -102,7 +102,7 @@ class BloomDedupGoldenSnapshotTest {
     }
 
     /** Row i: key k(i mod 5), id i, event time 10 ms apart (1000 rows span 10 s < 30 s). */
-    private static RowData row(PtfHarness.Plan plan, int i) {
+    static RowData row(PtfHarness.Plan plan, int i) {
         GenericRowData row = new GenericRowData(plan.inputType().getFieldCount());
         row.setField(plan.column("k"), StringData.fromString("k" + (i % KEYS)));
         row.setField(plan.column("id"), StringData.fromString(Integer.toString(i)));
@@ -112,14 +112,14 @@ class BloomDedupGoldenSnapshotTest {
         return row;
     }
 
-    private static PtfHarness harness(PtfHarness.Plan plan, Backend backend) throws Exception {
+    static PtfHarness harness(PtfHarness.Plan plan, Backend backend) throws Exception {
         PtfHarness h = new PtfHarness(plan, new HarnessMetrics(128, 1, 0).environment());
         h.setStateBackend(backend.create());
         h.setupOutput();
         return h;
     }
 
-    private static long returned(PtfHarness h) {
+    static long returned(PtfHarness h) {
         long n = h.getOutput().stream().filter(o -> o instanceof StreamRecord).count();
         h.getOutput().clear();
         return n;
