@@ -206,6 +206,8 @@ public final class JobBenchmark {
         }
         SEEN.set(0);
         System.gc(); // the previous run's state is garbage now: not this run's pauses
+        long heapBefore = Memory.liveHeap();
+        long rssBefore = Memory.rss();
         Configuration conf = new Configuration();
         conf.set(StateBackendOptions.STATE_BACKEND, backend);
         conf.set(PipelineOptions.GENERIC_TYPES, false);
@@ -238,6 +240,8 @@ public final class JobBenchmark {
                 env.executeAsync(pipeline + "-" + backend + "-p" + parallelism + "-" + distinct);
         String status = waitForInput(records, budget, job);
         long done = sum(INPUT);
+        long heap = status.startsWith("failed") ? -1 : Memory.liveHeap() - heapBefore;
+        long rss = status.startsWith("failed") || rssBefore < 0 ? -1 : Memory.rss() - rssBefore;
         double seconds = (max(LAST_NANOS) - min(FIRST_NANOS)) / 1e9;
         long bytes = -1;
         if (!status.startsWith("failed")) {
@@ -268,11 +272,14 @@ public final class JobBenchmark {
                         seconds,
                         bytes,
                         inState,
-                        status);
+                        status,
+                        heap,
+                        rss);
         System.out.printf(
                 Locale.ROOT,
                 "%s p%d %s %,d ids: %,d records in %.2f s, %,.0f records/s, %,d out,"
-                        + " savepoint %,d bytes (%.3f per distinct id), %s%n",
+                        + " savepoint %,d bytes (%.3f per distinct id), heap %,d MiB, RSS %,d MiB,"
+                        + " %s%n",
                 backend,
                 parallelism,
                 pipeline,
@@ -283,6 +290,8 @@ public final class JobBenchmark {
                 SEEN.get(),
                 bytes,
                 r.stateBytesPerDistinctId(),
+                heap >> 20,
+                rss >> 20,
                 status);
         return r;
     }

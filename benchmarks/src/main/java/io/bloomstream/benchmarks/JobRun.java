@@ -23,6 +23,11 @@ import java.util.Locale;
  * @param recordsInState records taken before the savepoint (more than recordsDone after a stop at
  *     the budget: records keep coming until the savepoint)
  * @param status {@link #COMPLETE}, {@link #STOPPED_AT_BUDGET} or "failed: reason"
+ * @param heapBytes live Java heap when the last record was in (after a full collection), less the
+ *     live heap before the job started: the heap backend's state and the job's buffers (-1: not
+ *     measured, CSVs written before this column)
+ * @param rssBytes the process's resident memory at that moment, less before the job: adds what
+ *     RocksDB keeps off the heap (-1: not measured)
  */
 record JobRun(
         long distinctIds,
@@ -35,7 +40,9 @@ record JobRun(
         double seconds,
         long stateBytes,
         long recordsInState,
-        String status) {
+        String status,
+        long heapBytes,
+        long rssBytes) {
 
     /** Every record went through. */
     static final String COMPLETE = "complete";
@@ -43,10 +50,13 @@ record JobRun(
     /** The run hit its time budget: its figures cover the records done so far. */
     static final String STOPPED_AT_BUDGET = "stopped at budget";
 
-    static final String CSV_HEADER =
+    /** The header of CSVs written before the heap and RSS columns: still read (as -1). */
+    static final String CSV_HEADER_14 =
             "distinct_ids,duplication,fpp,backend,parallelism,pipeline,records_planned,"
                     + "records_done,seconds,records_per_second,state_bytes,records_in_state,"
                     + "state_bytes_per_distinct_id,status";
+
+    static final String CSV_HEADER = CSV_HEADER_14 + ",heap_bytes,rss_bytes";
 
     long recordsPlanned() {
         return distinctIds * duplication;
@@ -76,7 +86,7 @@ record JobRun(
     String csvLine() {
         return String.format(
                 Locale.ROOT,
-                "%d,%d,%s,%s,%d,%s,%d,%d,%.3f,%.1f,%d,%d,%.4f,%s",
+                "%d,%d,%s,%s,%d,%s,%d,%d,%.3f,%.1f,%d,%d,%.4f,%s,%d,%d",
                 distinctIds,
                 duplication,
                 fpp,
@@ -90,14 +100,19 @@ record JobRun(
                 stateBytes,
                 recordsInState,
                 stateBytesPerDistinctId(),
-                status.replaceAll("[,\\r\\n]+", ";"));
+                status.replaceAll("[,\\r\\n]+", ";"),
+                heapBytes,
+                rssBytes);
     }
 
     static JobRun parse(String line) {
         String[] f = line.split(",", -1);
-        if (f.length != 14) {
+        if (f.length != 14 && f.length != 16) {
             throw new IllegalArgumentException(
-                    "a job benchmark CSV line has 14 fields, this has " + f.length + ": " + line);
+                    "a job benchmark CSV line has 14 or 16 fields, this has "
+                            + f.length
+                            + ": "
+                            + line);
         }
         return new JobRun(
                 Long.parseLong(f[0]),
@@ -110,13 +125,16 @@ record JobRun(
                 Double.parseDouble(f[8]),
                 Long.parseLong(f[10]),
                 Long.parseLong(f[11]),
-                f[13]);
+                f[13],
+                f.length > 14 ? Long.parseLong(f[14]) : -1,
+                f.length > 14 ? Long.parseLong(f[15]) : -1);
     }
 
     /** The runs of a CSV file written by {@link JobBenchmark}. */
     static List<JobRun> read(Path csv) throws IOException {
         List<String> lines = Files.readAllLines(csv);
-        if (lines.isEmpty() || !lines.get(0).equals(CSV_HEADER)) {
+        if (lines.isEmpty()
+                || !(lines.get(0).equals(CSV_HEADER) || lines.get(0).equals(CSV_HEADER_14))) {
             throw new IOException(
                     csv + " is not a job benchmark CSV: its header is not " + CSV_HEADER);
         }
@@ -136,13 +154,14 @@ record JobRun(
     static String markdown(List<JobRun> runs) {
         StringBuilder sb = new StringBuilder();
         sb.append("| distinct ids | backend | parallelism | pipeline | records | records/s")
-                .append(" | vs pass-through | vs exact | state bytes/distinct id | status |\n");
-        sb.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
+                .append(" | vs pass-through | vs exact | state bytes/distinct id")
+                .append(" | heap MiB | RSS MiB | status |\n");
+        sb.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
         for (JobRun r : runs) {
             sb.append(
                     String.format(
                             Locale.ROOT,
-                            "| %,d | %s | %d | %s | %,d | %,.0f | %s | %s | %.3f | %s |%n",
+                            "| %,d | %s | %d | %s | %,d | %,.0f | %s | %s | %.3f | %s | %s | %s |%n",
                             r.distinctIds,
                             r.backend,
                             r.parallelism,
@@ -152,9 +171,15 @@ record JobRun(
                             ratio(r, runs, JobBenchmark.PASS_THROUGH),
                             ratio(r, runs, JobBenchmark.EXACT),
                             r.stateBytesPerDistinctId(),
+                            mib(r.heapBytes),
+                            mib(r.rssBytes),
                             r.status));
         }
         return sb.toString();
+    }
+
+    private static String mib(long bytes) {
+        return bytes < 0 ? "-" : String.format(Locale.ROOT, "%,.0f", bytes / 1048576.0);
     }
 
     private static String ratio(JobRun r, List<JobRun> runs, String baseline) {
