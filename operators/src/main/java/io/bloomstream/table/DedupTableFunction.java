@@ -92,15 +92,19 @@ import org.apache.flink.types.Row;
  * generations it was written under (a timer that fires after a restore, before any row reached the
  * task, frees state under those). A row reads the metadata and its pages from a per-task read cache
  * ({@link DedupStateCache}, bounded by {@link DedupConfig#DEFAULT_CACHE_BYTES}) and writes every
- * change through to state in the same call, so a checkpoint at any time holds everything. State of
- * layout 1 (bloomstream 0.4: the whole metadata in the row, pages in {@value #PAGES_STATE} as
- * {@code ARRAY<BIGINT>}) is moved to layout 2 when its key is first seen. It is keyed by the
- * partition key, so it rescales with Flink's key groups. A restore from a savepoint keeps the state
- * when the query keeps its {@code uid}; it may change {@code expected_items}, {@code fpp}, {@code
- * retention} and {@code generations} (existing stages keep their shape; a new retention applies
- * from the restore on), but turning retention on or off fails naming the field when a key is first
- * read. Flink's state TTL ({@code table.exec.state.ttl}) does not apply: every state entry declares
- * a TTL of never ({@link #STATE_TTL}), and {@code retention} frees state.
+ * change through to state in the same call, except, without retention, a change of an item count
+ * alone: the metadata is then written every few such changes (1/64 of the stage's capacity, at most
+ * 64) and a read from state counts the changes it may lack as items (layout 3), so a checkpoint at
+ * any time holds everything, or more items than there are, which only makes a stage fill early.
+ * State of layout 1 (bloomstream 0.4: the whole metadata in the row, pages in {@value #PAGES_STATE}
+ * as {@code ARRAY<BIGINT>}) is moved to layout 2 when its key is first seen; layout 2 is read as it
+ * is. It is keyed by the partition key, so it rescales with Flink's key groups. A restore from a
+ * savepoint keeps the state when the query keeps its {@code uid}; it may change {@code
+ * expected_items}, {@code fpp}, {@code retention} and {@code generations} (existing stages keep
+ * their shape; a new retention applies from the restore on), but turning retention on or off fails
+ * naming the field when a key is first read. Flink's state TTL ({@code table.exec.state.ttl}) does
+ * not apply: every state entry declares a TTL of never ({@link #STATE_TTL}), and {@code retention}
+ * frees state.
  */
 @PublicEvolving
 @DataTypeHint("ROW<>")
@@ -124,7 +128,7 @@ public class DedupTableFunction extends ProcessTableFunction<Row> {
     public static final String PAGES_V2_STATE = "bloom_pages_v2";
 
     /** The state layout this release writes; see {@link DedupStateViews}. */
-    public static final int STATE_LAYOUT = 2;
+    public static final int STATE_LAYOUT = 3;
 
     /**
      * The Flink state TTL of every state entry: never (Long.MAX_VALUE ms). A hint overrides {@code
@@ -194,7 +198,7 @@ public class DedupTableFunction extends ProcessTableFunction<Row> {
             DedupConfig config =
                     DedupArguments.config(expectedItems, fpp.doubleValue(), retention, generations);
             state.configure(config, expectedItems, meta, pages);
-            cache = new DedupStateCache(config.cacheBytes());
+            cache = new DedupStateCache(config.cacheBytesFor(0, Runtime.getRuntime().maxMemory()));
             hasher = config.hasher();
             configure(ctx.tableSemanticsFor(DedupArguments.INPUT), idColumn);
             configuredByRow = true;
@@ -288,7 +292,7 @@ public class DedupTableFunction extends ProcessTableFunction<Row> {
             MapView<Long, byte[]> pagesView,
             DedupStateCache.Entry entry,
             DedupConfig config) {
-        meta.bind(metaRow, metaView, entry, config.retentionMillis(), config.generations());
+        meta.bind(metaRow, metaView, cache, entry, config.retentionMillis(), config.generations());
         pages.bind(pagesView, cache, entry);
     }
 

@@ -113,7 +113,8 @@ public final class BloomCount {
         }
         long perShard = Shards.itemsPerShard(config.filter().expectedItems(), config.shards());
         KeyedStream<T, Integer> keyed =
-                stream.keyBy(new Shards.Selector<>(id, config.shards()), Types.INT);
+                stream.keyBy(
+                        new Shards.Selector<>(id, config.shards(), config.hasher()), Types.INT);
         String prefix = config.uidPrefixOr(DEFAULT_UID);
         return keyed.process(
                         new CountFunction<Integer, T>(

@@ -2,7 +2,6 @@ package io.bloomstream.flink.count;
 
 import io.bloomstream.filter.Estimate;
 import io.bloomstream.filter.FilterSpec;
-import io.bloomstream.filter.Hash128;
 import io.bloomstream.filter.Hasher;
 import io.bloomstream.filter.Pages;
 import io.bloomstream.filter.SetEstimates;
@@ -10,6 +9,7 @@ import io.bloomstream.flink.FilterSizing;
 import io.bloomstream.flink.IdSelector;
 import io.bloomstream.flink.TimeDomain;
 import io.bloomstream.flink.internal.EventTimes;
+import io.bloomstream.flink.internal.IdHashes;
 import io.bloomstream.flink.internal.RejectLog;
 import io.bloomstream.flink.state.FilterMeta;
 import io.bloomstream.flink.state.StateLayout;
@@ -144,6 +144,7 @@ public final class BloomOverlap {
         private final OutputTag<A> rejectedA;
         private final OutputTag<B> rejectedB;
         private transient Hasher hasher;
+        private transient long[] hash; // the current event's (h1, h2), written without allocation
         private transient CountState[] sides;
         private transient EventTimes eventTimes;
         private transient MapState<Long, long[]>[] pages;
@@ -170,7 +171,8 @@ public final class BloomOverlap {
         @Override
         @SuppressWarnings("unchecked")
         public void open(OpenContext ctx) {
-            hasher = config.filter().hasher();
+            hasher = config.hasher();
+            hash = new long[2];
             spec =
                     config.filter()
                             .stageSpec(config.filter().expectedItems(), config.filter().fpp(), 0);
@@ -193,6 +195,7 @@ public final class BloomOverlap {
                 sides[i] =
                         new CountState(
                                 config.filter(),
+                                hasher,
                                 config.filter().expectedItems(),
                                 1,
                                 getRuntimeContext()
@@ -212,10 +215,9 @@ public final class BloomOverlap {
         @Override
         public void processElement1(A event, Context ctx, Collector<OverlapEstimate> out)
                 throws Exception {
-            Hash128 hash = idA.hash(event, hasher);
-            String reason = reason(hash, ctx);
+            String reason = reason(IdHashes.hashInto(idA, event, hasher, hash), ctx);
             if (reason == null) {
-                add(0, hash, ctx);
+                add(0, ctx);
             } else {
                 reject(rejectedA, event, reason, ctx);
             }
@@ -224,18 +226,17 @@ public final class BloomOverlap {
         @Override
         public void processElement2(B event, Context ctx, Collector<OverlapEstimate> out)
                 throws Exception {
-            Hash128 hash = idB.hash(event, hasher);
-            String reason = reason(hash, ctx);
+            String reason = reason(IdHashes.hashInto(idB, event, hasher, hash), ctx);
             if (reason == null) {
-                add(1, hash, ctx);
+                add(1, ctx);
             } else {
                 reject(rejectedB, event, reason, ctx);
             }
         }
 
         /** Why an event cannot be counted, or null if it can. */
-        private String reason(Hash128 hash, Context ctx) {
-            if (hash == null) {
+        private String reason(boolean hashed, Context ctx) {
+            if (!hashed) {
                 return "no id (null or empty)";
             }
             return eventTime && eventTimes.of(ctx.timestamp()) == null ? "no timestamp" : null;
@@ -247,10 +248,11 @@ public final class BloomOverlap {
             rejectLog.rejected(rejected.getCount(), reason, event);
         }
 
-        private void add(int side, Hash128 hash, Context ctx) throws Exception {
+        /** Adds the current event's {@link #hash} to a side. */
+        private void add(int side, Context ctx) throws Exception {
             // A side's first filter takes the other side's shape, if it has one, so both stay
             // ORable after a restore with another config.
-            if (sides[side].add(0, hash.h1(), hash.h2(), sides[1 - side])) {
+            if (sides[side].add(0, hash[0], hash[1], sides[1 - side])) {
                 ctx.timerService().registerEventTimeTimer(END); // the final record
             }
             if (next.value() == null) {

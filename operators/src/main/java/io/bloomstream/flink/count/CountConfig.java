@@ -1,5 +1,7 @@
 package io.bloomstream.flink.count;
 
+import io.bloomstream.filter.HashStrategy;
+import io.bloomstream.filter.Hasher;
 import io.bloomstream.flink.FilterSizing;
 import io.bloomstream.flink.TimeDomain;
 import io.bloomstream.flink.internal.OperatorUids;
@@ -18,7 +20,18 @@ import org.apache.flink.annotation.PublicEvolving;
 @PublicEvolving
 public final class CountConfig implements Serializable {
 
-    private static final long serialVersionUID = 1L;
+    private static final long serialVersionUID = 2L;
+
+    /**
+     * The hash strategy of count and overlap when the config sets none: {@link
+     * HashStrategy#XXH3_64}, one 64-bit hash per id that chooses a global count's shard, the page
+     * and the bits, computed without allocating (as {@link
+     * io.bloomstream.flink.dedup.DedupConfig#DEFAULT_HASH_STRATEGY}). State written with {@link
+     * HashStrategy#XXH3_128} (bloomstream 0.4 and before) restores only with {@code
+     * hashStrategy(HashStrategy.XXH3_128)}: the strategy recorded in each key's metadata is checked
+     * on restore.
+     */
+    public static final HashStrategy DEFAULT_HASH_STRATEGY = HashStrategy.XXH3_64;
 
     /** Default emission interval. */
     public static final Duration DEFAULT_INTERVAL = Duration.ofMinutes(1);
@@ -37,6 +50,7 @@ public final class CountConfig implements Serializable {
     private final Duration window;
     private final int openWindows;
     private final String uidPrefix;
+    private final HashStrategy hashStrategy;
 
     private CountConfig(Builder b) {
         this.filter = b.filter;
@@ -47,6 +61,7 @@ public final class CountConfig implements Serializable {
         this.window = b.window;
         this.openWindows = b.openWindows;
         this.uidPrefix = b.uidPrefix;
+        this.hashStrategy = b.hashStrategy;
     }
 
     /** A builder with the defaults. */
@@ -98,6 +113,22 @@ public final class CountConfig implements Serializable {
         return uidPrefix;
     }
 
+    /** The hash strategy of the filters ({@link #DEFAULT_HASH_STRATEGY} unless set). */
+    public HashStrategy hashStrategy() {
+        return hashStrategy;
+    }
+
+    /**
+     * The hasher: {@link #hashStrategy()} with the filter's {@link FilterSizing#seed() seed}.
+     * Creating an XXH3 hasher derives its secret from the seed: call it once per task, not per
+     * event.
+     */
+    public Hasher hasher() {
+        return hashStrategy == HashStrategy.XXH3_64
+                ? Hasher.xxh3_64(filter.seed())
+                : filter.hasher();
+    }
+
     /** {@link #uidPrefix()}, or {@code defaultPrefix} when not set. */
     String uidPrefixOr(String defaultPrefix) {
         return uidPrefix != null ? uidPrefix : defaultPrefix;
@@ -126,6 +157,8 @@ public final class CountConfig implements Serializable {
                 + ", openWindows="
                 + openWindows
                 + (uidPrefix == null ? "" : ", uidPrefix=" + uidPrefix)
+                + ", hash="
+                + hashStrategy
                 + "}";
     }
 
@@ -139,6 +172,7 @@ public final class CountConfig implements Serializable {
         private Duration window;
         private int openWindows = DEFAULT_OPEN_WINDOWS;
         private String uidPrefix;
+        private HashStrategy hashStrategy = DEFAULT_HASH_STRATEGY;
 
         private Builder() {}
 
@@ -209,6 +243,25 @@ public final class CountConfig implements Serializable {
          */
         public Builder uidPrefix(String uidPrefix) {
             this.uidPrefix = OperatorUids.checkPrefix(uidPrefix);
+            return this;
+        }
+
+        /**
+         * The hash strategy (default {@link CountConfig#DEFAULT_HASH_STRATEGY}, {@link
+         * HashStrategy#XXH3_64}). Set {@link HashStrategy#XXH3_128} to restore state written by
+         * bloomstream 0.4 or before, which hashed with it: a restore under another strategy fails
+         * naming both strategies. It also routes a global count's ids to shards, so a savepoint of
+         * a global count restores only under its own strategy.
+         *
+         * @throws IllegalArgumentException for a keyed strategy (the operators take no secret key)
+         */
+        public Builder hashStrategy(HashStrategy hashStrategy) {
+            Objects.requireNonNull(hashStrategy, "hashStrategy");
+            if (hashStrategy.isKeyed()) {
+                throw new IllegalArgumentException(
+                        "hashStrategy must be XXH3_64 or XXH3_128, was " + hashStrategy);
+            }
+            this.hashStrategy = hashStrategy;
             return this;
         }
 

@@ -1,11 +1,11 @@
 package io.bloomstream.flink.count;
 
 import io.bloomstream.filter.Estimate;
-import io.bloomstream.filter.Hash128;
 import io.bloomstream.filter.Hasher;
 import io.bloomstream.flink.IdSelector;
 import io.bloomstream.flink.TimeDomain;
 import io.bloomstream.flink.internal.EventTimes;
+import io.bloomstream.flink.internal.IdHashes;
 import io.bloomstream.flink.internal.RejectLog;
 import io.bloomstream.flink.internal.WatermarkFloor;
 import io.bloomstream.flink.state.FilterMeta;
@@ -73,6 +73,7 @@ public class CountFunction<K, T> extends KeyedProcessFunction<K, T, CountEstimat
     private final OutputTag<T> rejected;
 
     private transient Hasher hasher;
+    private transient long[] hash; // the current event's (h1, h2), written without allocation
     private transient CountState state;
     private transient ValueState<Long> emitted; // items at the last emission (running counts)
     private transient ValueState<Long> next; // the pending emission timer (running counts)
@@ -92,12 +93,14 @@ public class CountFunction<K, T> extends KeyedProcessFunction<K, T, CountEstimat
 
     @Override
     public void open(OpenContext openContext) {
-        hasher = config.filter().hasher();
+        hasher = config.hasher();
+        hash = new long[2];
         eventTime = config.timeDomain() == TimeDomain.EVENT_TIME;
         windowMillis = config.window() == null ? 0 : config.window().toMillis();
         state =
                 new CountState(
                         config.filter(),
+                        hasher,
                         itemsPerKey,
                         windowMillis == 0 ? 1 : config.openWindows(),
                         getRuntimeContext()
@@ -146,18 +149,18 @@ public class CountFunction<K, T> extends KeyedProcessFunction<K, T, CountEstimat
     @Override
     public void processElement(T event, Context ctx, Collector<CountEstimate> out)
             throws Exception {
-        Hash128 hash = idSelector.hash(event, hasher);
+        boolean hashed = IdHashes.hashInto(idSelector, event, hasher, hash);
         Long time =
                 eventTime
                         ? eventTimes.of(ctx.timestamp())
                         : Long.valueOf(ctx.timerService().currentProcessingTime());
-        if (hash == null || time == null) {
-            reject(event, ctx, hash == null ? "no id (null or empty)" : "no timestamp");
+        if (!hashed || time == null) {
+            reject(event, ctx, !hashed ? "no id (null or empty)" : "no timestamp");
             return;
         }
         TimerService timers = ctx.timerService();
         if (windowMillis == 0) {
-            if (state.add(0, hash.h1(), hash.h2())) {
+            if (state.add(0, hash[0], hash[1])) {
                 timers.registerEventTimeTimer(END); // the key's final record at end of input
             }
             if (next.value() == null) {
@@ -181,7 +184,7 @@ public class CountFunction<K, T> extends KeyedProcessFunction<K, T, CountEstimat
             }
             emitWindow(ctx.getCurrentKey(), occupant, timers, out); // too many open: close oldest
         }
-        if (state.add(window, hash.h1(), hash.h2())) {
+        if (state.add(window, hash[0], hash[1])) {
             register(timers, end);
             if (!eventTime) {
                 // End of input closes open processing-time windows through the watermark at its

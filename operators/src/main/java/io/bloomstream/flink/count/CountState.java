@@ -38,13 +38,14 @@ final class CountState {
 
     CountState(
             FilterSizing config,
+            Hasher hasher,
             long itemsPerKey,
             int slots,
             ValueState<FilterMeta> metaState,
             MapState<Long, long[]> pages) {
         this.sizing = config;
         this.shapes = new StageShapes(config, itemsPerKey, config.fpp());
-        this.hasher = config.hasher();
+        this.hasher = hasher;
         this.slots = slots;
         this.metaState = metaState;
         this.pages = pages;

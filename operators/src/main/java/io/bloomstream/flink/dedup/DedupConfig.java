@@ -68,8 +68,18 @@ public final class DedupConfig implements Serializable {
     /** The largest {@link #bundleSize()}. */
     public static final int MAX_BUNDLE_SIZE = 1 << 16;
 
-    /** Default budget of the write-back cache per parallel instance: 64 MiB. */
+    /**
+     * The smallest budget of the write-back cache per parallel instance when it is sized
+     * automatically, and its budget when the state it will hold is not known in advance (per-key
+     * dedup, whose number of keys is the stream's): 64 MiB.
+     */
     public static final long DEFAULT_CACHE_BYTES = 64L << 20;
+
+    /**
+     * {@link #cacheBytes()} when the builder set none: the operator sizes its cache when it opens
+     * ({@link #cacheBytesFor}).
+     */
+    public static final long AUTO_CACHE_BYTES = -1;
 
     /**
      * The strategy of {@link BloomDedup}'s operators when the config sets none: {@link
@@ -120,11 +130,28 @@ public final class DedupConfig implements Serializable {
     }
 
     /**
-     * The budget of each parallel instance's write-back cache of filter state, in bytes (0: none).
-     * See {@link Builder#cacheBytes}.
+     * The budget of each parallel instance's write-back cache of filter state, in bytes (0: none),
+     * or {@link #AUTO_CACHE_BYTES} when it is sized as the operator opens. See {@link
+     * Builder#cacheBytes}.
      */
     public long cacheBytes() {
         return cacheBytes;
+    }
+
+    /**
+     * The cache budget of a parallel instance that will hold about {@code expectedStateBytes} of
+     * filter state (0: not known) in a JVM whose maximum heap is {@code maxHeapBytes}: the
+     * configured {@link #cacheBytes()}, or when sized automatically that state plus a quarter, at
+     * least {@link #DEFAULT_CACHE_BYTES} and at most a quarter of the heap (never less than the
+     * default). A cache smaller than the state it serves thrashes when ids hit every key: each miss
+     * writes a key's pages back and reads another's.
+     */
+    public long cacheBytesFor(long expectedStateBytes, long maxHeapBytes) {
+        if (cacheBytes != AUTO_CACHE_BYTES) {
+            return cacheBytes;
+        }
+        long wanted = expectedStateBytes + expectedStateBytes / 4;
+        return Math.max(DEFAULT_CACHE_BYTES, Math.min(wanted, maxHeapBytes / 4));
     }
 
     /** Events per bundle, 0 when events are judged one at a time; see {@link Builder#bundle}. */
@@ -314,7 +341,7 @@ public final class DedupConfig implements Serializable {
                 FilterSizing.builder()
                         .scalable(ScalableBloomFilter.DEFAULT_GROWTH, DEFAULT_TIGHTENING)
                         .firstStageShare(DEFAULT_FIRST_STAGE_SHARE);
-        private long cacheBytes = DEFAULT_CACHE_BYTES;
+        private long cacheBytes = AUTO_CACHE_BYTES;
         private int bundleSize = DEFAULT_BUNDLE_SIZE;
         private Duration bundleDelay = DEFAULT_BUNDLE_DELAY;
         private Duration retention;
@@ -376,12 +403,18 @@ public final class DedupConfig implements Serializable {
         }
 
         /**
-         * The budget of each parallel instance's write-back cache of filter state (default {@value
-         * DedupConfig#DEFAULT_CACHE_BYTES} bytes; 0 turns it off). Events on cached keys read and
-         * write plain arrays instead of calling the state backend; changes go to state before every
-         * checkpoint barrier, so checkpoints and savepoints are the same as without the cache. Past
-         * the budget the least recently used keys are written back and dropped. Count the budget as
-         * extra JVM heap per parallel instance on either backend.
+         * The budget of each parallel instance's write-back cache of filter state, in bytes (0
+         * turns it off). Events on cached keys read and write plain arrays instead of calling the
+         * state backend; changes go to state before every checkpoint barrier, so checkpoints and
+         * savepoints are the same as without the cache. Past the budget the least recently used
+         * keys are written back and dropped. Count the budget as extra JVM heap per parallel
+         * instance on either backend.
+         *
+         * <p>Default: sized when the operator opens ({@link DedupConfig#cacheBytesFor}). Global
+         * dedup knows its state: its shards' expected filters on the instance plus a quarter, at
+         * least {@value DedupConfig#DEFAULT_CACHE_BYTES} bytes and at most a quarter of the JVM's
+         * maximum heap (10^8 ids at 1% on one instance: about 171 MiB). Per-key dedup gets {@value
+         * DedupConfig#DEFAULT_CACHE_BYTES} bytes.
          */
         public Builder cacheBytes(long cacheBytes) {
             if (cacheBytes < 0) {

@@ -1,9 +1,9 @@
 package io.bloomstream.flink.dedup;
 
-import io.bloomstream.filter.Hash128;
 import io.bloomstream.flink.IdSelector;
 import io.bloomstream.flink.TimeDomain;
 import io.bloomstream.flink.internal.EventTimes;
+import io.bloomstream.flink.internal.IdHashes;
 import io.bloomstream.flink.internal.RejectLog;
 import io.bloomstream.flink.internal.TimeMath;
 import io.bloomstream.flink.internal.WatermarkFloor;
@@ -85,9 +85,6 @@ public class DedupFunction<K, T> extends KeyedProcessFunction<K, T, T>
 
     private transient org.apache.flink.streaming.api.operators.KeyContext keyContext;
 
-    /** Whether the hasher gives one 64-bit hash per id (then h2 = h1). */
-    private transient boolean is64;
-
     /** The current event's hash (h1, h2), written without allocation. */
     private transient long[] hash;
 
@@ -127,12 +124,18 @@ public class DedupFunction<K, T> extends KeyedProcessFunction<K, T, T>
         eventTimes = new EventTimes(LOG, "Bloom dedup with event-time retention");
         latenessMillis = config.allowedLateness().toMillis();
         hasher = config.hasher(); // creating an XXH3 instance derives its secret: do it once
-        is64 = hasher.is64Bit();
         hash = new long[2];
         filter =
                 new KeyedFilterState(
                         config,
                         itemsPerKey,
+                        shards == 0
+                                ? 0 // per key: the stream's keys, not known
+                                : -Math.floorDiv(
+                                        -shards,
+                                        getRuntimeContext()
+                                                .getTaskInfo()
+                                                .getNumberOfParallelSubtasks()),
                         getRuntimeContext()
                                 .getState(
                                         new ValueStateDescriptor<>(
@@ -168,20 +171,7 @@ public class DedupFunction<K, T> extends KeyedProcessFunction<K, T, T>
             out[1] = out[0];
             return last > 0;
         }
-        if (is64) {
-            if (!idSelector.hash64(event, hasher, out)) {
-                return false;
-            }
-            out[1] = out[0];
-            return true;
-        }
-        Hash128 h = idSelector.hash(event, hasher);
-        if (h == null) {
-            return false;
-        }
-        out[0] = h.h1();
-        out[1] = h.h2();
-        return true;
+        return IdHashes.hashInto(idSelector, event, hasher, out);
     }
 
     /**

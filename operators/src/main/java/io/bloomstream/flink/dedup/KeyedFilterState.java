@@ -95,29 +95,36 @@ public final class KeyedFilterState {
      *     metaState})
      * @param run this run's id ({@link #newRunId}; a caller that replaces this object within one
      *     run passes the same id, so that no key's pages are counted twice)
+     * @param keysHere how many keys this instance will hold (global mode: its share of the shards),
+     *     0 when not known: sizes an automatic cache ({@link DedupConfig#cacheBytesFor})
      */
     public KeyedFilterState(
             DedupConfig config,
             long itemsPerKey,
+            long keysHere,
             ValueState<FilterMeta> metaState,
             MapState<Long, long[]> pages,
             DedupMetrics metrics,
             org.apache.flink.streaming.api.operators.KeyContext keys,
             int metaCacheKeys,
             long run) {
-        this.cache =
-                keys == null || config.cacheBytes() == 0
-                        ? null
-                        : new KeyCache(config.cacheBytes(), keys, metaState, pages);
-        this.pageAccess = new PageAccess(cache, pages);
-        this.metaCacheKeys = metaCacheKeys;
-        this.run = run;
         this.config = config;
         this.shapes =
                 new StageShapes(
                         config.sizing(),
                         config.generationItems(itemsPerKey),
                         config.fpp() / config.generations());
+        long cacheBytes =
+                config.cacheBytesFor(
+                        keysHere * config.generations() * (shapes.newStage(0).bits / 8),
+                        Runtime.getRuntime().maxMemory());
+        this.cache =
+                keys == null || cacheBytes == 0
+                        ? null
+                        : new KeyCache(cacheBytes, keys, metaState, pages);
+        this.pageAccess = new PageAccess(cache, pages);
+        this.metaCacheKeys = metaCacheKeys;
+        this.run = run;
         this.hasher = config.hasher();
         this.metaState = metaState;
         this.ownedMeta = metaState instanceof OwnedMetaState && metaCacheKeys == 0;
@@ -245,6 +252,14 @@ public final class KeyedFilterState {
     }
 
     private void writeMeta(Object key, FilterMeta meta) throws Exception {
+        writeMeta(key, meta, false);
+    }
+
+    /**
+     * Writes the key's metadata; {@code countsOnly}: only an item count changed since it was read
+     * (an {@link OwnedMetaState} may defer such a write, see {@link OwnedMetaState#updateCounts}).
+     */
+    private void writeMeta(Object key, FilterMeta meta, boolean countsOnly) throws Exception {
         if (cache != null) {
             entry.meta = meta;
             cache.metaChanged(entry);
@@ -253,7 +268,13 @@ public final class KeyedFilterState {
         if (metaCacheKeys > 0) {
             metaCache.put(key, meta);
         }
-        metaState.update(ownedMeta ? meta : meta.copy());
+        if (!ownedMeta) {
+            metaState.update(meta.copy());
+        } else if (countsOnly) {
+            ((OwnedMetaState) metaState).updateCounts(meta);
+        } else {
+            metaState.update(meta);
+        }
     }
 
     /**
@@ -327,7 +348,9 @@ public final class KeyedFilterState {
                 }
             }
         }
+        boolean structural = dirty; // beyond an item count: a new key, generation, stage or page
         if (target < 0) {
+            structural = true;
             GenerationPolicy.Opened opened =
                     generations.open(meta, bucket, StateLayout.bucketOf(horizonTime, meta));
             target = opened.slot();
@@ -346,6 +369,7 @@ public final class KeyedFilterState {
             stages.add(current);
             targetWords = null;
             targetRead = true; // a new stage has no pages
+            structural = true;
         }
         int stageIndex = stages.size() - 1;
         FilterSpec spec = current.spec(hasher);
@@ -355,6 +379,7 @@ public final class KeyedFilterState {
         if (words == null) {
             current.pageCreated();
             metrics.pagesAllocated(1);
+            structural = true;
         }
         pageAccess.add(entry, target, stageIndex, spec, page, words, h1, h2);
         current.itemsAdded++;
@@ -367,7 +392,7 @@ public final class KeyedFilterState {
                 current.bits,
                 current.hashes,
                 Math.max(stagesSeen, stages.size()));
-        writeMeta(key, meta);
+        writeMeta(key, meta, !structural);
         return true;
     }
 

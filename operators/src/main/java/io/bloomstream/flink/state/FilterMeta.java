@@ -234,7 +234,12 @@ public final class FilterMeta {
                             + Long.toHexString(seed)
                             + ", but the job is configured with "
                             + hasher
-                            + ": restore with the original seed");
+                            + (strategyId != hasher.strategy().id()
+                                    ? ": restore with hashStrategy("
+                                            + HashStrategy.fromId(strategyId)
+                                            + ") in the config (state of bloomstream 0.4 and"
+                                            + " before was hashed with XXH3_128)"
+                                    : ": restore with the original seed"));
         }
     }
 

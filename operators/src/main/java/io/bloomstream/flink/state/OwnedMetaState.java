@@ -15,4 +15,17 @@ import org.apache.flink.api.common.state.ValueState;
  * it fails in between, the task fails and the object is discarded with its owner.
  */
 @Internal
-public interface OwnedMetaState extends ValueState<FilterMeta> {}
+public interface OwnedMetaState extends ValueState<FilterMeta> {
+
+    /**
+     * An {@link #update} after which only stages' item counts ({@link FilterMeta.Stage#itemsAdded})
+     * differ from the object last passed to {@link #update} or returned by {@link #value()}. A
+     * state may defer writing it, if whatever reads the metadata back from state afterwards counts
+     * every deferred item (an upper bound: a stage that counts more items than it holds fills
+     * early, which keeps its false-positive rate within the bound, never above it). By default it
+     * writes.
+     */
+    default void updateCounts(FilterMeta meta) throws java.io.IOException {
+        update(meta);
+    }
+}

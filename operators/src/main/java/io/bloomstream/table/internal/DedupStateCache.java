@@ -48,6 +48,13 @@ public final class DedupStateCache {
     public static final class Entry {
         FilterMeta meta;
         boolean metaLoaded;
+
+        /** Where meta is stored (a key of bloom_meta_v2, or DedupStateViews.NONE). */
+        int storedAt = DedupStateViews.NONE;
+
+        /** Item-count changes of meta not written to state (see DedupStateViews.Meta). */
+        int unwritten;
+
         final Map<Long, long[]> pages = new HashMap<>();
         long bytes = ENTRY_BYTES;
     }
@@ -55,10 +62,31 @@ public final class DedupStateCache {
     private final long budgetBytes;
     private final LinkedHashMap<Object, Entry> keys = new LinkedHashMap<>(256, 0.75f, true);
     private long bytes;
+    private boolean defers;
 
     /** A cache of at most about {@code budgetBytes} bytes; 0 caches nothing. */
     public DedupStateCache(long budgetBytes) {
+        this(budgetBytes, false);
+    }
+
+    /**
+     * A cache of at most about {@code budgetBytes} bytes; {@code defer}: cached keys' item counts
+     * may lag in state ({@link #defers()}).
+     */
+    public DedupStateCache(long budgetBytes, boolean defer) {
         this.budgetBytes = budgetBytes;
+        this.defers = defer && budgetBytes > 0;
+    }
+
+    /**
+     * Whether cached keys may write their item counts late (state layout 3): true from the start
+     * when asked for, until the cache first drops a key (by {@link #trim} or {@link #clear}), for
+     * good. A dropped key is read back with its lag counted as items, so a cache that drops keys
+     * often would fill stages with counted items that are not there: from then on writes are
+     * immediate again (and each key's next write records its counts exactly).
+     */
+    public boolean defers() {
+        return defers;
     }
 
     /**
@@ -122,6 +150,9 @@ public final class DedupStateCache {
 
     /** Drops everything. */
     public void clear() {
+        if (!keys.isEmpty()) {
+            defers = false;
+        }
         keys.clear();
         bytes = 0;
     }
@@ -134,6 +165,7 @@ public final class DedupStateCache {
             if (e != current) {
                 it.remove();
                 bytes -= e.bytes;
+                defers = false;
             }
         }
     }

@@ -48,7 +48,8 @@ public final class SqlDedupState {
             ValueState<FilterMeta> meta,
             MapState<Long, long[]> pages) {
         this.config = config;
-        this.filter = new KeyedFilterState(config, itemsPerKey, meta, pages, metrics, null, 0, run);
+        this.filter =
+                new KeyedFilterState(config, itemsPerKey, 0, meta, pages, metrics, null, 0, run);
     }
 
     /** The config of the last {@link #configure}, or null. */

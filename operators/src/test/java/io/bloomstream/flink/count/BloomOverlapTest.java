@@ -28,11 +28,14 @@ public class BloomOverlapTest {
     public static final OutputTag<String> REJECTED_B = BloomOverlap.rejectedTagB(Types.STRING);
 
     public static CountConfig config(FilterSizing filter) {
+        return builder(filter).build();
+    }
+
+    public static CountConfig.Builder builder(FilterSizing filter) {
         return CountConfig.builder()
                 .filter(filter)
                 .timeDomain(TimeDomain.EVENT_TIME)
-                .interval(Duration.ofHours(1))
-                .build();
+                .interval(Duration.ofHours(1));
     }
 
     @ParameterizedTest(name = "overlap={0}%")

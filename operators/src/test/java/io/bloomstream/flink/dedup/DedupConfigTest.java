@@ -13,6 +13,29 @@ import org.junit.jupiter.api.Test;
 class DedupConfigTest {
 
     @Test
+    void anAutomaticCacheHoldsTheExpectedStatePlusAQuarterWithinItsBounds() {
+        DedupConfig auto = DedupConfig.builder().expectedItems(100_000_000L).fpp(0.01).build();
+        long gib = 1L << 30;
+        assertThat(auto.cacheBytes()).isEqualTo(DedupConfig.AUTO_CACHE_BYTES);
+        // state not known (per-key dedup): the default
+        assertThat(auto.cacheBytesFor(0, 16 * gib)).isEqualTo(DedupConfig.DEFAULT_CACHE_BYTES);
+        // small state: never below the default
+        assertThat(auto.cacheBytesFor(1 << 20, 16 * gib))
+                .isEqualTo(DedupConfig.DEFAULT_CACHE_BYTES);
+        // 137 MB of filters: 137 MB + 25%
+        assertThat(auto.cacheBytesFor(137_000_000L, 16 * gib)).isEqualTo(171_250_000L);
+        // at most a quarter of the heap
+        assertThat(auto.cacheBytesFor(4 * gib, 2 * gib)).isEqualTo(gib / 2);
+        // a small heap still gets the default
+        assertThat(auto.cacheBytesFor(4 * gib, 128L << 20))
+                .isEqualTo(DedupConfig.DEFAULT_CACHE_BYTES);
+        // a configured budget is kept as set, 0 included
+        DedupConfig.Builder b = DedupConfig.builder().expectedItems(1000).fpp(0.01);
+        assertThat(b.cacheBytes(0).build().cacheBytesFor(gib, 16 * gib)).isZero();
+        assertThat(b.cacheBytes(600).build().cacheBytesFor(gib, 16 * gib)).isEqualTo(600);
+    }
+
+    @Test
     void defaultsAreSensible() {
         DedupConfig c = DedupConfig.builder().build();
         assertThat(c.expectedItems()).isEqualTo(1_000_000);
