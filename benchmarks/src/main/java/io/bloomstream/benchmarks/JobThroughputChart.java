@@ -25,7 +25,9 @@ import org.knowm.xchart.style.markers.SeriesMarkers;
  *
  * <p>Usage: {@code java -cp benchmarks/target/benchmarks.jar
  * io.bloomstream.benchmarks.JobThroughputChart [--out=benchmarks/job-throughput.png]
- * [--parallelism=1] [--bloom=bloom-default] run.csv...}
+ * [--parallelism=1] [--bloom=bloom-default] [--string-ids] run.csv...}: {@code --string-ids} draws
+ * the string-id runs ({@code pass-through:string}, {@code bloom-default:string}, {@code
+ * exact:string}) instead of the long-id ones.
  */
 public final class JobThroughputChart {
 
@@ -39,6 +41,7 @@ public final class JobThroughputChart {
         Path out = Path.of("benchmarks/job-throughput.png");
         int parallelism = 1;
         String bloom = JobBenchmark.BLOOM_DEFAULT;
+        String ids = "";
         List<JobRun> runs = new ArrayList<>();
         for (String arg : args) {
             if (arg.startsWith("--out=")) {
@@ -47,6 +50,8 @@ public final class JobThroughputChart {
                 parallelism = Integer.parseInt(arg.substring("--parallelism=".length()));
             } else if (arg.startsWith("--bloom=")) {
                 bloom = arg.substring("--bloom=".length());
+            } else if (arg.equals("--string-ids")) {
+                ids = JobBenchmark.STRING_IDS;
             } else if (arg.startsWith("--")) {
                 throw new IllegalArgumentException("unknown argument " + arg);
             } else {
@@ -56,12 +61,17 @@ public final class JobThroughputChart {
         if (runs.isEmpty()) {
             throw new IllegalArgumentException("no runs: give one or more JobBenchmark CSV files");
         }
-        XYChart chart = chart(runs, parallelism, bloom);
+        XYChart chart = chart(runs, parallelism, bloom, ids);
         BitmapEncoder.saveBitmap(chart, out.toString(), BitmapEncoder.BitmapFormat.PNG);
         System.out.println("wrote " + out);
     }
 
     static XYChart chart(List<JobRun> runs, int parallelism, String bloom) {
+        return chart(runs, parallelism, bloom, "");
+    }
+
+    /** The chart of the pipelines with id suffix {@code ids} ("" or {@code ":string"}). */
+    static XYChart chart(List<JobRun> runs, int parallelism, String bloom, String ids) {
         double fpp = runs.get(0).fpp();
         XYChart chart =
                 new XYChartBuilder()
@@ -70,9 +80,10 @@ public final class JobThroughputChart {
                         .title(
                                 String.format(
                                         Locale.ROOT,
-                                        "Dedup job throughput, p = %s%%, parallelism %d",
+                                        "Dedup job throughput, p = %s%%, parallelism %d, %s ids",
                                         new java.text.DecimalFormat("0.####").format(fpp * 100),
-                                        parallelism))
+                                        parallelism,
+                                        ids.isEmpty() ? "long" : "string"))
                         .xAxisTitle("distinct ids")
                         .yAxisTitle("records/s")
                         .build();
@@ -83,7 +94,11 @@ public final class JobThroughputChart {
         chart.getStyler().setYAxisLogarithmic(true);
         boolean any = false;
         for (String backend : List.of("hashmap", "rocksdb")) {
-            for (String pipeline : List.of(JobBenchmark.PASS_THROUGH, bloom, JobBenchmark.EXACT)) {
+            for (String pipeline :
+                    List.of(
+                            JobBenchmark.PASS_THROUGH + ids,
+                            bloom + ids,
+                            JobBenchmark.EXACT + ids)) {
                 Map<Long, JobRun> points = new TreeMap<>();
                 for (JobRun r : runs) {
                     if (r.backend().equals(backend)
@@ -123,9 +138,9 @@ public final class JobThroughputChart {
             }
         }
         Color color =
-                pipeline.equals(JobBenchmark.PASS_THROUGH)
+                pipeline.startsWith(JobBenchmark.PASS_THROUGH)
                         ? PASS
-                        : pipeline.equals(JobBenchmark.EXACT) ? EXACT : BLOOM;
+                        : pipeline.startsWith(JobBenchmark.EXACT) ? EXACT : BLOOM;
         boolean heap = backend.equals("hashmap");
         XYSeries s = chart.addSeries(name, x, y);
         s.setLineColor(color);

@@ -198,7 +198,7 @@ public class DedupTableFunction extends ProcessTableFunction<Row> {
             DedupConfig config =
                     DedupArguments.config(expectedItems, fpp.doubleValue(), retention, generations);
             state.configure(config, expectedItems, meta, pages);
-            cache = new DedupStateCache(config.cacheBytesFor(0, Runtime.getRuntime().maxMemory()));
+            cache = DedupStateCache.forConfig(config);
             hasher = config.hasher();
             configure(ctx.tableSemanticsFor(DedupArguments.INPUT), idColumn);
             configuredByRow = true;

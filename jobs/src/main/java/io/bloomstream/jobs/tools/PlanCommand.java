@@ -98,6 +98,7 @@ public final class PlanCommand implements Callable<Integer> {
             m.put("dedup_state_page_bits", stage.isClassic() ? null : stage.pageBits());
             m.put("exact_dedup_bytes", exact);
             m.put("exact_dedup_bytes_per_id", EXACT_DEDUP_BYTES_PER_ID);
+            m.put("exact_dedup_bytes_per_string_id", EXACT_DEDUP_BYTES_PER_STRING_ID);
             JsonObjects.print(out, m);
             return 0;
         }
@@ -144,8 +145,9 @@ public final class PlanCommand implements Callable<Integer> {
         out.printf(
                 Locale.ROOT,
                 "                  (%.1f bytes per long id in a savepoint, heap or RocksDB;"
-                        + " benchmarks/RESULTS.md)%n",
-                EXACT_DEDUP_BYTES_PER_ID);
+                        + " %.1f per string id of 7-8 digits; benchmarks/RESULTS.md)%n",
+                EXACT_DEDUP_BYTES_PER_ID,
+                EXACT_DEDUP_BYTES_PER_STRING_ID);
         out.flush();
         return 0;
     }
@@ -183,4 +185,12 @@ public final class PlanCommand implements Callable<Integer> {
      * benchmarks/RESULTS.md}, "Job level"). In-memory heap size was not measured.
      */
     static final double EXACT_DEDUP_BYTES_PER_ID = 19.0;
+
+    /**
+     * The same for string ids (a {@code ValueState<Boolean>} per {@code String} key, the decimal
+     * text of ids below 10^7: 7 or 8 characters): 31.4, measured by {@code JobBenchmark} at 10^7
+     * string ids on the heap and RocksDB backends (issue 21, benchmarks/RESULTS.md). Longer ids
+     * cost more.
+     */
+    static final double EXACT_DEDUP_BYTES_PER_STRING_ID = 31.4;
 }

@@ -1,5 +1,6 @@
 package io.bloomstream.table.internal;
 
+import io.bloomstream.flink.dedup.DedupConfig;
 import io.bloomstream.flink.state.FilterMeta;
 import java.math.BigDecimal;
 import java.nio.ByteBuffer;
@@ -63,6 +64,17 @@ public final class DedupStateCache {
     private final LinkedHashMap<Object, Entry> keys = new LinkedHashMap<>(256, 0.75f, true);
     private long bytes;
     private boolean defers;
+
+    /**
+     * The cache of a {@code BLOOM_DEDUP} task under {@code config}: its budget ({@link
+     * DedupConfig#cacheBytesFor}, the keys not known in advance), and item counts that may lag in
+     * state (layout 3) only without retention: with it, every timer clears the cache, and each key
+     * read back would count its lag again.
+     */
+    public static DedupStateCache forConfig(DedupConfig config) {
+        return new DedupStateCache(
+                config.cacheBytesFor(0, Runtime.getRuntime().maxMemory()), !config.hasRetention());
+    }
 
     /** A cache of at most about {@code budgetBytes} bytes; 0 caches nothing. */
     public DedupStateCache(long budgetBytes) {

@@ -3,8 +3,11 @@ package io.bloomstream.table.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.bloomstream.filter.Hasher;
+import io.bloomstream.flink.TimeDomain;
+import io.bloomstream.flink.dedup.DedupConfig;
 import io.bloomstream.flink.state.FilterMeta;
 import io.bloomstream.flink.typeutils.FilterMetaSerializer;
+import java.time.Duration;
 import java.util.Random;
 import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.table.api.dataview.MapView;
@@ -48,6 +51,20 @@ class DeferredMetaTest {
         DedupStateViews.Meta m = new DedupStateViews.Meta();
         m.bind(row, view, cache, entry, 0, 1);
         return m;
+    }
+
+    @Test
+    void bloomDedupsCacheDefersExactlyWithoutRetention() {
+        DedupConfig plain = DedupConfig.builder().expectedItems(1000).fpp(0.01).build();
+        DedupConfig retained =
+                DedupConfig.builder()
+                        .expectedItems(1000)
+                        .fpp(0.01)
+                        .retention(Duration.ofMinutes(1), TimeDomain.EVENT_TIME)
+                        .build();
+        assertThat(DedupStateCache.forConfig(plain).defers()).isTrue();
+        assertThat(DedupStateCache.forConfig(retained).defers()).isFalse();
+        assertThat(new DedupStateCache(0, true).defers()).as("no cache").isFalse();
     }
 
     @Test
