@@ -88,7 +88,7 @@ class CountSetBitsTest {
             b.window(Duration.ofMillis(s.windowMillis()));
         }
         CountConfig config = b.build();
-        Hasher hasher = config.filter().hasher();
+        Hasher hasher = config.hasher();
         Random random = new Random(s.seed());
         int restoreAt = (int) (s.restoreAt() * s.events());
         OperatorSubtaskState snapshot;

@@ -2,6 +2,7 @@ package io.bloomstream.flink.count;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.bloomstream.filter.HashStrategy;
 import io.bloomstream.flink.FilterSizing;
 import io.bloomstream.flink.state.FilterMeta;
 import io.bloomstream.flink.state.StageShapes;
@@ -42,7 +43,10 @@ class OverlapMetricsTest {
                             new BloomOverlap.OverlapFunction<String, String, String>(
                                     KeyedEvents.idSelector(),
                                     KeyedEvents.idSelector(),
-                                    BloomOverlapTest.config(filter(2000)),
+                                    // sides written before 0.2 were hashed with XXH3-128
+                                    BloomOverlapTest.builder(filter(2000))
+                                            .hashStrategy(HashStrategy.XXH3_128)
+                                            .build(),
                                     BloomOverlapTest.REJECTED_A,
                                     BloomOverlapTest.REJECTED_B)),
                     metrics);
