@@ -81,12 +81,13 @@ public final class Hasher {
     }
 
     /**
-     * Creates the hasher for a strategy id and seed read from the binary format. Keyed strategies
-     * cannot be created this way, since the format does not carry their key.
+     * The hasher of an unkeyed strategy with {@code seed}: {@link #xxh3_64} or {@link #xxh3}. Used
+     * for the strategy and seed a filter file or state records; keyed strategies cannot be created
+     * this way, since neither carries their key.
      *
      * @throws IllegalArgumentException if the strategy is unknown or keyed
      */
-    static Hasher forUnkeyed(HashStrategy strategy, long seed) {
+    public static Hasher forUnkeyed(HashStrategy strategy, long seed) {
         if (strategy.isKeyed()) {
             throw new IllegalArgumentException(
                     "strategy " + strategy + " is keyed: supply the hasher with its key");

@@ -124,9 +124,7 @@ public final class CountConfig implements Serializable {
      * event.
      */
     public Hasher hasher() {
-        return hashStrategy == HashStrategy.XXH3_64
-                ? Hasher.xxh3_64(filter.seed())
-                : filter.hasher();
+        return Hasher.forUnkeyed(hashStrategy, filter.seed());
     }
 
     /** {@link #uidPrefix()}, or {@code defaultPrefix} when not set. */

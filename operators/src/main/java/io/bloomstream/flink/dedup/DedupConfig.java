@@ -54,8 +54,8 @@ public final class DedupConfig implements Serializable {
      * {@link Builder#noBundles} judges events one at a time). At 10^7 distinct string ids the
      * operator's own cost above a keyed pass-through was 71 ns per event in bundles of 256 against
      * 342 ns one at a time, since a bundle overlaps the memory misses of its events' pages
-     * (benchmarks/ RESULTS.md, issue 21); 256 pages of 512 bits (16 KiB) stay within a core's L1
-     * and L2 while the bundle is judged. Before bloomstream 0.5 the default was 0, one at a time.
+     * (benchmarks/RESULTS.md, issue 21); 256 pages of 512 bits (16 KiB) stay within a core's L1 and
+     * L2 while the bundle is judged. Before bloomstream 0.5 the default was 0, one at a time.
      */
     public static final int DEFAULT_BUNDLE_SIZE = 256;
 
@@ -202,7 +202,8 @@ public final class DedupConfig implements Serializable {
      * once and keep the instance.
      */
     public Hasher hasher() {
-        return hashStrategy == HashStrategy.XXH3_64 ? Hasher.xxh3_64(seed()) : sizing.hasher();
+        return Hasher.forUnkeyed(
+                hashStrategy == null ? HashStrategy.XXH3_128 : hashStrategy, seed());
     }
 
     /** This config with {@code strategy} as its hash strategy if it sets none, else itself. */

@@ -129,13 +129,7 @@ public class DedupFunction<K, T> extends KeyedProcessFunction<K, T, T>
                 new KeyedFilterState(
                         config,
                         itemsPerKey,
-                        shards == 0
-                                ? 0 // per key: the stream's keys, not known
-                                : -Math.floorDiv(
-                                        -shards,
-                                        getRuntimeContext()
-                                                .getTaskInfo()
-                                                .getNumberOfParallelSubtasks()),
+                        shardsHere(),
                         getRuntimeContext()
                                 .getState(
                                         new ValueStateDescriptor<>(
@@ -150,6 +144,15 @@ public class DedupFunction<K, T> extends KeyedProcessFunction<K, T, T>
                         keyContext,
                         KeyedFilterState.META_CACHE_KEYS,
                         KeyedFilterState.newRunId());
+    }
+
+    /**
+     * The most shards this instance holds (global mode: its share, rounded up), 0 per key (the
+     * stream's keys are not known in advance): sizes an automatic write-back cache.
+     */
+    private long shardsHere() {
+        int parallelism = getRuntimeContext().getTaskInfo().getNumberOfParallelSubtasks();
+        return shards == 0 ? 0 : (shards + parallelism - 1) / parallelism;
     }
 
     /**
