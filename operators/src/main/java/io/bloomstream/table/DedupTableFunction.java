@@ -4,6 +4,7 @@ import io.bloomstream.filter.Hash128;
 import io.bloomstream.filter.Hasher;
 import io.bloomstream.flink.TimeDomain;
 import io.bloomstream.flink.dedup.DedupConfig;
+import io.bloomstream.flink.dedup.KeyedFilterState;
 import io.bloomstream.flink.internal.EventTimes;
 import io.bloomstream.table.internal.DedupArguments;
 import io.bloomstream.table.internal.DedupStateCache;
@@ -98,13 +99,15 @@ import org.apache.flink.types.Row;
  * any time holds everything, or more items than there are, which only makes a stage fill early.
  * State of layout 1 (bloomstream 0.4: the whole metadata in the row, pages in {@value #PAGES_STATE}
  * as {@code ARRAY<BIGINT>}) is moved to layout 2 when its key is first seen; layout 2 is read as it
- * is. It is keyed by the partition key, so it rescales with Flink's key groups. A restore from a
- * savepoint keeps the state when the query keeps its {@code uid}; it may change {@code
- * expected_items}, {@code fpp}, {@code retention} and {@code generations} (existing stages keep
- * their shape; a new retention applies from the restore on), but turning retention on or off fails
- * naming the field when a key is first read. Flink's state TTL ({@code table.exec.state.ttl}) does
- * not apply: every state entry declares a TTL of never ({@link #STATE_TTL}), and {@code retention}
- * frees state.
+ * is. Ids of a key new to the state are hashed with XXH3-64 (one 64-bit hash per row, computed
+ * without allocating); a key whose state records XXH3-128 (written by bloomstream 0.4, or by 0.5
+ * snapshots before XXH3-64) keeps hashing with it, so every key's state restores as written. It is
+ * keyed by the partition key, so it rescales with Flink's key groups. A restore from a savepoint
+ * keeps the state when the query keeps its {@code uid}; it may change {@code expected_items},
+ * {@code fpp}, {@code retention} and {@code generations} (existing stages keep their shape; a new
+ * retention applies from the restore on), but turning retention on or off fails naming the field
+ * when a key is first read. Flink's state TTL ({@code table.exec.state.ttl}) does not apply: every
+ * state entry declares a TTL of never ({@link #STATE_TTL}), and {@code retention} frees state.
  */
 @PublicEvolving
 @DataTypeHint("ROW<>")
@@ -149,7 +152,7 @@ public class DedupTableFunction extends ProcessTableFunction<Row> {
     private transient DedupStateCache cache;
     private transient DedupStateViews.Meta meta;
     private transient DedupStateViews.Pages pages;
-    private transient Hasher hasher;
+    private transient CurrentId currentId;
     private transient boolean configuredByRow;
     private transient PartitionKey partitionKey;
     private transient EventTimes eventTimes;
@@ -164,6 +167,7 @@ public class DedupTableFunction extends ProcessTableFunction<Row> {
         partitionKey = new PartitionKey();
         eventTimes = new EventTimes(LOG, "BLOOM_DEDUP with retention");
         configuredByRow = false;
+        currentId = new CurrentId();
         meta = new DedupStateViews.Meta();
         pages = new DedupStateViews.Pages();
         cache = null; // sized by the first row's config
@@ -199,7 +203,6 @@ public class DedupTableFunction extends ProcessTableFunction<Row> {
                     DedupArguments.config(expectedItems, fpp.doubleValue(), retention, generations);
             state.configure(config, expectedItems, meta, pages);
             cache = DedupStateCache.forConfig(config);
-            hasher = config.hasher();
             configure(ctx.tableSemanticsFor(DedupArguments.INPUT), idColumn);
             configuredByRow = true;
         }
@@ -220,8 +223,8 @@ public class DedupTableFunction extends ProcessTableFunction<Row> {
     private void judge(Context ctx, Row input, String idColumn, DedupConfig config)
             throws Exception {
         state.recordIn();
-        Hash128 hash = hash(input.getField(idIndex));
-        if (hash == null) {
+        Object id = input.getField(idIndex);
+        if (!usable(id)) {
             state.rejected("no id (null or empty) in column " + idColumn, input);
             return;
         }
@@ -246,7 +249,8 @@ public class DedupTableFunction extends ProcessTableFunction<Row> {
             horizon = watermark;
         }
         partitionKey.row = input;
-        if (state.addIfAbsent(partitionKey, hash, time, horizon)) {
+        currentId.id = id;
+        if (state.addIfAbsent(partitionKey, currentId, time, horizon)) {
             collect(project(input));
         }
         long expiry = state.newExpiry(); // one cleanup timer per key and generation
@@ -339,19 +343,62 @@ public class DedupTableFunction extends ProcessTableFunction<Row> {
         }
     }
 
-    private Hash128 hash(Object id) {
+    /** Whether the row has an id: not NULL, and not an empty STRING or BYTES. */
+    private boolean usable(Object id) {
         if (id == null) {
-            return null;
+            return false;
         }
         switch (idKind) {
             case STRING:
-                String s = (String) id;
-                return s.isEmpty() ? null : hasher.hash(s);
+                return !((String) id).isEmpty();
             case BYTES:
-                byte[] b = (byte[]) id;
-                return b.length == 0 ? null : hasher.hash(b);
+                return ((byte[]) id).length != 0;
             default:
-                return hasher.hash(((Number) id).longValue());
+                return true;
+        }
+    }
+
+    /**
+     * The current row's id, hashed under its key's hasher: XXH3-64 for keys new to the state, once
+     * per row and without allocating (a STRING as its UTF-16 code units, an integer as a BIGINT,
+     * BYTES as they are); XXH3-128 for keys whose state an earlier release wrote (a STRING as its
+     * UTF-8 bytes), as that release hashed them.
+     */
+    private final class CurrentId implements KeyedFilterState.IdHash {
+        Object id;
+
+        @Override
+        public void hashInto(Hasher hasher, long[] out) {
+            if (hasher.is64Bit()) {
+                long h;
+                switch (idKind) {
+                    case STRING:
+                        h = hasher.hash64((String) id);
+                        break;
+                    case BYTES:
+                        byte[] b = (byte[]) id;
+                        h = hasher.hash64(b, 0, b.length);
+                        break;
+                    default:
+                        h = hasher.hash64(((Number) id).longValue());
+                }
+                out[0] = h;
+                out[1] = h;
+                return;
+            }
+            Hash128 h;
+            switch (idKind) {
+                case STRING:
+                    h = hasher.hash((String) id);
+                    break;
+                case BYTES:
+                    h = hasher.hash((byte[]) id);
+                    break;
+                default:
+                    h = hasher.hash(((Number) id).longValue());
+            }
+            out[0] = h.h1();
+            out[1] = h.h2();
         }
     }
 

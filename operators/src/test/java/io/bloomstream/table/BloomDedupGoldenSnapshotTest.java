@@ -35,8 +35,12 @@ import org.junit.jupiter.params.provider.EnumSource;
  * config and puts the metadata and pages in {@code MapView}s of BYTES; a layout-1 key moves to
  * layout 2 when first seen, and the test restores what the restored task wrote as well. Layout 3
  * stores the metadata of a key without retention under the deferred key of {@code bloom_meta_v2}
- * (its item counts may lag; read back with the lag counted). Write the current layout's files (only
- * those) with {@code -Dbloomstream.writeSnapshots=true}.
+ * (its item counts may lag; read back with the lag counted). Files of layouts 1 to 3 hash ids with
+ * XXH3-128; {@code 3-xxh3_64} is layout 3 as this release writes it, new keys hashed with XXH3-64
+ * ({@link io.bloomstream.table.internal.SqlDedupState#NEW_KEY_STRATEGY}): a restored key keeps the
+ * strategy it records, which the ids all found again after a restore show (under another hash
+ * almost none would be). Write the current files (only those) with {@code
+ * -Dbloomstream.writeSnapshots=true}.
  *
  * <p>The operator's uid does not matter here (a harness restores one operator's state); in a job,
  * the PTF's {@code uid} argument names it (see docs/sql-dedup.md).
@@ -48,11 +52,18 @@ class BloomDedupGoldenSnapshotTest {
 
     private static final int KEYS = 5;
 
-    /** The layouts with committed files, oldest first. */
-    private static final int[] LAYOUTS = {1, 2, 3};
+    /**
+     * The layouts with committed files, oldest first (and the hash of new keys, if not XXH3-128).
+     */
+    private static final String[] LAYOUTS = {"1", "2", "3", "3-xxh3_64"};
 
-    /** The layout this release writes. */
-    private static final int CURRENT = DedupTableFunction.STATE_LAYOUT;
+    /** The files this release writes. */
+    private static final String CURRENT =
+            DedupTableFunction.STATE_LAYOUT
+                    + "-"
+                    + io.bloomstream.table.internal.SqlDedupState.NEW_KEY_STRATEGY
+                            .name()
+                            .toLowerCase(java.util.Locale.ROOT);
 
     /** A case of the snapshots: a call's arguments. */
     enum Case {
@@ -91,7 +102,7 @@ class BloomDedupGoldenSnapshotTest {
             this.base = base;
         }
 
-        Path file(int layout, Backend backend) {
+        Path file(String layout, Backend backend) {
             return Path.of(
                     "src/test/resources/savepoints/sql-dedup-"
                             + layout
@@ -130,7 +141,7 @@ class BloomDedupGoldenSnapshotTest {
     @ParameterizedTest
     @EnumSource(Backend.class)
     void restoresEveryCommittedLayout(Backend written) throws Exception {
-        for (int layout : LAYOUTS) {
+        for (String layout : LAYOUTS) {
             for (Case c : Case.values()) {
                 PtfHarness.Plan plan = BloomDedupModelRun.plan(c.base);
                 // a snapshot written on one backend restores on the same backend
@@ -143,7 +154,7 @@ class BloomDedupGoldenSnapshotTest {
                         h.processElement(row(plan, i));
                     }
                     assertThat(returned(h))
-                            .as("layout %d %s: every id of the snapshot is remembered", layout, c)
+                            .as("layout %s %s: every id of the snapshot is remembered", layout, c)
                             .isZero();
                     // Row IDS again is new to the snapshot; each new id once, then again.
                     for (int i = IDS; i < IDS + 100; i++) {
@@ -151,12 +162,12 @@ class BloomDedupGoldenSnapshotTest {
                     }
                     // 100 new ids, rate <= 1% (the cascade's bound): 4.5 sigma allows 5 drops.
                     assertThat(returned(h))
-                            .as("layout %d %s: new ids", layout, c)
+                            .as("layout %s %s: new ids", layout, c)
                             .isBetween(95L, 100L);
                     for (int i = IDS; i < IDS + 100; i++) {
                         h.processElement(row(plan, i));
                     }
-                    assertThat(returned(h)).as("layout %d %s: new ids again", layout, c).isZero();
+                    assertThat(returned(h)).as("layout %s %s: new ids again", layout, c).isZero();
                     // What the restored task wrote (layout 2 after a migration) restores too.
                     var again = h.snapshot(2, 2);
                     try (PtfHarness h2 = harness(plan, written)) {
@@ -166,7 +177,7 @@ class BloomDedupGoldenSnapshotTest {
                             h2.processElement(row(plan, i));
                         }
                         assertThat(returned(h2))
-                                .as("layout %d %s: restored again", layout, c)
+                                .as("layout %s %s: restored again", layout, c)
                                 .isZero();
                     }
                 }

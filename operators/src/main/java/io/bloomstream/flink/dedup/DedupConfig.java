@@ -86,8 +86,8 @@ public final class DedupConfig implements Serializable {
      * HashStrategy#XXH3_64}, one 64-bit hash per id that chooses the shard, the page and the bits,
      * computed without allocating. State written with {@link HashStrategy#XXH3_128} (bloomstream
      * 0.4 and before) restores only with {@code hashStrategy(HashStrategy.XXH3_128)}: the recorded
-     * strategy is checked on restore. (The SQL function BLOOM_DEDUP, whose state has not moved to
-     * it yet, hashes with XXH3_128 when none is set: see {@link #hasher()}.)
+     * strategy is checked on restore. (The SQL function BLOOM_DEDUP hashes new keys with it too,
+     * and each restored key with the strategy its state records.)
      */
     public static final HashStrategy DEFAULT_HASH_STRATEGY = HashStrategy.XXH3_64;
 

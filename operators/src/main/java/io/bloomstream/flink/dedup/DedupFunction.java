@@ -143,7 +143,8 @@ public class DedupFunction<K, T> extends KeyedProcessFunction<K, T, T>
                         metrics,
                         keyContext,
                         KeyedFilterState.META_CACHE_KEYS,
-                        KeyedFilterState.newRunId());
+                        KeyedFilterState.newRunId(),
+                        false);
     }
 
     /**

@@ -1,6 +1,7 @@
 package io.bloomstream.flink.dedup;
 
 import io.bloomstream.filter.FilterSpec;
+import io.bloomstream.filter.HashStrategy;
 import io.bloomstream.filter.Hasher;
 import io.bloomstream.flink.FilterSizing;
 import io.bloomstream.flink.state.FilterMeta;
@@ -86,6 +87,28 @@ public final class KeyedFilterState {
     private final long run;
 
     /**
+     * Whether each key keeps the hash strategy its state records ({@link #hasherOf}), instead of
+     * the config's being required: only {@link #hasher} for new keys.
+     */
+    private final boolean adoptsRecordedHash;
+
+    /** The hasher of the last key read whose state records another strategy than the config's. */
+    private Hasher recordedHasher;
+
+    /** The current id's hash, for {@link #addIfAbsent(Object, IdHash, long, long)}. */
+    private final long[] idHash = new long[2];
+
+    /**
+     * The current event's id, hashed once its key's hasher is known: under {@link
+     * #adoptsRecordedHash} a key keeps the strategy it was first written with.
+     */
+    @FunctionalInterface
+    public interface IdHash {
+        /** Writes the id's hash (h1, h2) under {@code hasher} to {@code out[0..2)}. */
+        void hashInto(Hasher hasher, long[] out);
+    }
+
+    /**
      * @param keys switches the backend's current key, for the write-back cache of {@link
      *     DedupConfig#cacheBytes()} bytes; null (or a budget of 0) reads and writes state on every
      *     event
@@ -97,6 +120,10 @@ public final class KeyedFilterState {
      *     run passes the same id, so that no key's pages are counted twice)
      * @param keysHere how many keys this instance will hold (global mode: its share of the shards),
      *     0 when not known: sizes an automatic cache ({@link DedupConfig#cacheBytesFor})
+     * @param adoptRecordedHash false: a key's state must record the config's hash strategy and seed
+     *     (a restore with another fails, naming them); true: each key is hashed with what its state
+     *     records (the SQL function, whose users cannot name a strategy), and only new keys with
+     *     the config's; ids then come through {@link #addIfAbsent(Object, IdHash, long, long)}
      */
     public KeyedFilterState(
             DedupConfig config,
@@ -107,7 +134,8 @@ public final class KeyedFilterState {
             DedupMetrics metrics,
             org.apache.flink.streaming.api.operators.KeyContext keys,
             int metaCacheKeys,
-            long run) {
+            long run,
+            boolean adoptRecordedHash) {
         this.config = config;
         this.shapes =
                 new StageShapes(
@@ -125,6 +153,7 @@ public final class KeyedFilterState {
         this.pageAccess = new PageAccess(cache, pages);
         this.metaCacheKeys = metaCacheKeys;
         this.run = run;
+        this.adoptsRecordedHash = adoptRecordedHash;
         this.hasher = config.hasher();
         this.metaState = metaState;
         this.ownedMeta = metaState instanceof OwnedMetaState && metaCacheKeys == 0;
@@ -192,7 +221,11 @@ public final class KeyedFilterState {
         FilterMeta meta = ownedMeta ? stored : stored.copy();
         boolean changed =
                 StateUpgrade.adopt(
-                        meta, hasher, domain, config.generations(), config.generationMillis());
+                        meta,
+                        hasherOf(meta),
+                        domain,
+                        config.generations(),
+                        config.generationMillis());
         if (meta.countedBy != run) {
             metrics.pagesAllocated(StateUpgrade.countPages(meta, pages));
             meta.countedBy = run;
@@ -202,6 +235,29 @@ public final class KeyedFilterState {
             metaState.update(ownedMeta ? meta : meta.copy());
         }
         return meta;
+    }
+
+    /**
+     * The hasher of a key's state: the config's, unless {@link #adoptsRecordedHash} and the state
+     * records another unkeyed strategy or seed (state of an earlier release), which it then keeps.
+     */
+    private Hasher hasherOf(FilterMeta meta) {
+        if (!adoptsRecordedHash
+                || (meta.strategyId == hasher.strategy().id() && meta.seed == hasher.seed())) {
+            return hasher;
+        }
+        Hasher r = recordedHasher;
+        if (r == null || meta.strategyId != r.strategy().id() || meta.seed != r.seed()) {
+            HashStrategy strategy = HashStrategy.fromId(meta.strategyId);
+            if (strategy.isKeyed()) {
+                throw new IllegalStateException(
+                        "dedup state was written with the keyed hash strategy "
+                                + strategy
+                                + ", which this function cannot read (it has no key)");
+            }
+            r = recordedHasher = Hasher.forUnkeyed(strategy, meta.seed);
+        }
+        return r;
     }
 
     /**
@@ -231,7 +287,7 @@ public final class KeyedFilterState {
         }
         List<FilterMeta.Stage> stages = meta.slots.get(newest);
         int i = stages.size() - 1;
-        FilterSpec spec = stages.get(i).spec(hasher);
+        FilterSpec spec = stages.get(i).spec(hasherOf(meta));
         if (spec.pages() > KeyCache.MAX_STAGE_PAGES) {
             return null;
         }
@@ -287,24 +343,49 @@ public final class KeyedFilterState {
      */
     public boolean addIfAbsent(Object key, long h1, long h2, long time, long horizonTime)
             throws Exception {
-        boolean first = judge(key, h1, h2, time, horizonTime);
+        if (adoptsRecordedHash) {
+            throw new IllegalStateException("a key's hasher is known only once its state is read");
+        }
+        return addIfAbsent(key, null, h1, h2, time, horizonTime);
+    }
+
+    /**
+     * {@link #addIfAbsent(Object, long, long, long, long)} for an id hashed under its key's hasher
+     * (which, with {@code adoptRecordedHash}, may be an earlier release's strategy).
+     */
+    public boolean addIfAbsent(Object key, IdHash id, long time, long horizonTime)
+            throws Exception {
+        return addIfAbsent(key, id, 0, 0, time, horizonTime);
+    }
+
+    private boolean addIfAbsent(
+            Object key, IdHash id, long h1, long h2, long time, long horizonTime) throws Exception {
+        boolean first = judge(key, id, h1, h2, time, horizonTime);
         if (cache != null) {
             cache.trim(key); // past the budget: write back and drop the least recently used keys
         }
         return first;
     }
 
-    private boolean judge(Object key, long h1, long h2, long time, long horizonTime)
+    private boolean judge(Object key, IdHash id, long h1, long h2, long time, long horizonTime)
             throws Exception {
         newExpiry = Long.MIN_VALUE;
         entry = null;
         FilterMeta meta = readMeta(key);
         boolean dirty = false;
+        Hasher keyHasher = hasher;
         if (meta == null) {
             long length = config.generationMillis();
             meta = FilterMeta.forDedup(hasher, domain, length, StateLayout.phaseOf(key, length));
             meta.countedBy = run;
             dirty = true;
+        } else {
+            keyHasher = hasherOf(meta);
+        }
+        if (id != null) {
+            id.hashInto(keyHasher, idHash);
+            h1 = idHash[0];
+            h2 = idHash[1];
         }
         long bucket = StateLayout.bucketOf(time, meta);
         long probeFrom = generations.probeFrom(meta, time);
@@ -333,7 +414,7 @@ public final class KeyedFilterState {
             stagesSeen = Math.max(stagesSeen, slotStages.size());
             for (int i = slotStages.size() - 1; i >= 0; i--) {
                 FilterMeta.Stage st = slotStages.get(i);
-                FilterSpec spec = st.spec(hasher);
+                FilterSpec spec = st.spec(keyHasher);
                 long[] words = pageAccess.read(entry, s, i, spec, spec.page(h1));
                 if (words != null && pageAccess.mightContain(spec, words, h1, h2)) {
                     metrics.observe(st.itemsAdded, st.bits, st.hashes, stagesSeen);
@@ -372,7 +453,7 @@ public final class KeyedFilterState {
             structural = true;
         }
         int stageIndex = stages.size() - 1;
-        FilterSpec spec = current.spec(hasher);
+        FilterSpec spec = current.spec(keyHasher);
         long page = spec.page(h1);
         long[] words =
                 targetRead ? targetWords : pageAccess.read(entry, target, stageIndex, spec, page);

@@ -1,6 +1,6 @@
 package io.bloomstream.table.internal;
 
-import io.bloomstream.filter.Hash128;
+import io.bloomstream.filter.HashStrategy;
 import io.bloomstream.flink.dedup.DedupConfig;
 import io.bloomstream.flink.dedup.DedupMetrics;
 import io.bloomstream.flink.dedup.KeyedFilterState;
@@ -19,6 +19,10 @@ import org.slf4j.LoggerFactory;
  * its pages and metadata in its own state entries and passes views of them as {@link MapState} and
  * {@link ValueState}. The function cannot name the current key in its timer callback, so {@link
  * KeyedFilterState} keeps no metadata cache; the views cache per key ({@link DedupStateCache}).
+ *
+ * <p>New keys are hashed with {@link #NEW_KEY_STRATEGY}; a key whose state records another strategy
+ * (XXH3-128: state of bloomstream 0.4, and of 0.5 snapshots before it moved) keeps it, so state of
+ * every release restores without a setting (SQL users have none to set).
  */
 @Internal
 public final class SqlDedupState {
@@ -33,23 +37,28 @@ public final class SqlDedupState {
     private DedupConfig config;
 
     /** Registers the dedup metrics ({@link DedupMetrics}) in {@code group}. */
+    /** The hash strategy of keys new to the state: the 64-bit path of the DataStream operators. */
+    public static final HashStrategy NEW_KEY_STRATEGY = HashStrategy.XXH3_64;
+
     public SqlDedupState(MetricGroup group) {
         this.metrics = new DedupMetrics(group);
     }
 
     /**
-     * Reads and writes the state through {@code meta} and {@code pages} under {@code config}, with
-     * filters sized for {@code itemsPerKey} ids per key. May be called again with another config
-     * (the run, which marks the keys counted in {@code bloomAllocatedPages}, stays the same).
+     * Reads and writes the state through {@code meta} and {@code pages} under {@code config} (its
+     * hash strategy for new keys: {@link #NEW_KEY_STRATEGY} when it sets none), with filters sized
+     * for {@code itemsPerKey} ids per key. May be called again with another config (the run, which
+     * marks the keys counted in {@code bloomAllocatedPages}, stays the same).
      */
     public void configure(
             DedupConfig config,
             long itemsPerKey,
             ValueState<FilterMeta> meta,
             MapState<Long, long[]> pages) {
-        this.config = config;
+        this.config = config.withHashStrategyIfUnset(NEW_KEY_STRATEGY);
         this.filter =
-                new KeyedFilterState(config, itemsPerKey, 0, meta, pages, metrics, null, 0, run);
+                new KeyedFilterState(
+                        this.config, itemsPerKey, 0, meta, pages, metrics, null, 0, run, true);
     }
 
     /** The config of the last {@link #configure}, or null. */
@@ -81,8 +90,9 @@ public final class SqlDedupState {
      * @param key the current key: only its hash code is used (for the bucket phase of a new key)
      * @return true for a first occurrence
      */
-    public boolean addIfAbsent(Object key, Hash128 hash, long time, long horizon) throws Exception {
-        boolean first = filter.addIfAbsent(key, hash.h1(), hash.h2(), time, horizon);
+    public boolean addIfAbsent(Object key, KeyedFilterState.IdHash id, long time, long horizon)
+            throws Exception {
+        boolean first = filter.addIfAbsent(key, id, time, horizon);
         if (first) {
             metrics.passed.inc();
         } else {
