@@ -50,7 +50,10 @@ import org.apache.flink.types.RowKind;
  *
  * <p>Usage: {@code java -cp benchmarks/target/benchmarks.jar io.bloomstream.benchmarks.SqlBenchmark
  * [rows] [ids] [backends] [queries]}, e.g. {@code 1000000 500000 hashmap
- * row_number,bloom_dedup,count_distinct,bloom_count_distinct,row_number_ttl}.
+ * row_number,bloom_dedup,count_distinct,bloom_count_distinct,row_number_ttl}. A query named with
+ * {@code _ttl} runs with {@code table.exec.state.ttl} set ({@code row_number_ttl}); one with {@code
+ * _1p} ({@code count_distinct_1p}, {@code bloom_count_distinct_1p}) with {@code
+ * table.optimizer.agg-phase-strategy: ONE_PHASE}.
  */
 public final class SqlBenchmark {
 
@@ -147,8 +150,10 @@ public final class SqlBenchmark {
                         + perShard
                         + ", fpp => 0.01, uid => 'bench-dedup')";
             case "count_distinct":
+            case "count_distinct_1p":
                 return "SELECT g, COUNT(DISTINCT id) FROM events GROUP BY g";
             case "bloom_count_distinct":
+            case "bloom_count_distinct_1p":
                 return "SELECT g, BLOOM_COUNT_DISTINCT(id, "
                         + perGroup
                         + ", 0.01) FROM events GROUP BY g";
@@ -178,6 +183,11 @@ public final class SqlBenchmark {
         tEnv.getConfig().set("table.exec.mini-batch.size", "5000");
         if (query.endsWith("_ttl")) {
             tEnv.getConfig().set("table.exec.state.ttl", TTL);
+        }
+        if (query.endsWith("_1p")) {
+            // no local pre-aggregation before the shuffle (Flink's default under mini-batch is
+            // AUTO, which is two-phase when every aggregate can merge)
+            tEnv.getConfig().set("table.optimizer.agg-phase-strategy", "ONE_PHASE");
         }
         BloomFunctions.registerAll(tEnv);
         // After `rows` real ids the source emits -1 markers until the job is stopped.

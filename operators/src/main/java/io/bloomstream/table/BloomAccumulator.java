@@ -198,7 +198,10 @@ public class BloomAccumulator {
                 setBits, bits, hashes, pageBits == FilterSpec.CLASSIC ? bits : pageBits);
     }
 
-    /** Adds an item with the hash (h1, h2): one page read and, if a bit changed, written. */
+    /**
+     * Adds an item with the hash (h1, h2): one page read and, if a bit changed, written. The
+     * set-bit count grows by the bits the item set (no scan of the page).
+     */
     void add(long h1, long h2) throws Exception {
         FilterSpec s = spec();
         if (scratch == null) {
@@ -206,14 +209,12 @@ public class BloomAccumulator {
         }
         long page = s.page(h1);
         long[] words = pages.get(page);
-        long before = 0;
         if (words == null) {
             words = new long[Pages.words(s)];
-        } else {
-            before = Pages.bitCount(words);
         }
-        if (Pages.add(s, words, h1, h2, scratch)) {
-            setBits += Pages.bitCount(words) - before;
+        int newBits = Pages.addCounting(s, words, h1, h2, scratch);
+        if (newBits > 0) {
+            setBits += newBits;
             addItems(1);
             pages.put(page, words);
         }
@@ -234,15 +235,16 @@ public class BloomAccumulator {
             throw new IllegalArgumentException(
                     "page " + page + " has " + words.length + " words, expected " + mine.length);
         }
-        long before = Pages.bitCount(mine);
-        boolean changed = false;
+        int added = 0; // bits set in words and clear in mine: one pass, no count of either page
         for (int i = 0; i < mine.length; i++) {
-            long w = mine[i] | words[i];
-            changed |= w != mine[i];
-            mine[i] = w;
+            long w = words[i] & ~mine[i];
+            if (w != 0) {
+                added += Long.bitCount(w);
+                mine[i] |= w;
+            }
         }
-        if (changed) {
-            setBits += Pages.bitCount(mine) - before;
+        if (added > 0) {
+            setBits += added;
             pages.put(page, mine);
         }
     }
