@@ -29,6 +29,9 @@ public final class SqlDedupState {
 
     private static final Logger LOG = LoggerFactory.getLogger(SqlDedupState.class);
 
+    /** The hash strategy of keys new to the state: the 64-bit path of the DataStream operators. */
+    public static final HashStrategy NEW_KEY_STRATEGY = HashStrategy.XXH3_64;
+
     private final DedupMetrics metrics;
     private final RejectLog rejectLog = new RejectLog(LOG, DedupMetrics.REJECTED);
     private final RejectLog lateLog = new RejectLog(LOG, DedupMetrics.LATE);
@@ -37,9 +40,6 @@ public final class SqlDedupState {
     private DedupConfig config;
 
     /** Registers the dedup metrics ({@link DedupMetrics}) in {@code group}. */
-    /** The hash strategy of keys new to the state: the 64-bit path of the DataStream operators. */
-    public static final HashStrategy NEW_KEY_STRATEGY = HashStrategy.XXH3_64;
-
     public SqlDedupState(MetricGroup group) {
         this.metrics = new DedupMetrics(group);
     }
