@@ -29,7 +29,7 @@ public final class Interrupts {
      * Registers a run; its flag turns true on the first interrupt. Installs the handlers with the
      * first run.
      */
-    static AtomicBoolean register() {
+    public static AtomicBoolean register() {
         AtomicBoolean flag = new AtomicBoolean();
         synchronized (LOCK) {
             if (RUNS.isEmpty()) {
@@ -41,7 +41,7 @@ public final class Interrupts {
     }
 
     /** Unregisters a run; restores the JVM's handlers after the last. */
-    static void unregister(AtomicBoolean flag) {
+    public static void unregister(AtomicBoolean flag) {
         synchronized (LOCK) {
             if (RUNS.remove(flag) && RUNS.isEmpty()) {
                 restore();

@@ -285,6 +285,12 @@ public final class StateDir {
         }
     }
 
+    /** Deletes every savepoint and checkpoint: what a job that ran to its end leaves. */
+    public void clear() throws IOException {
+        deleteRecursively(savepoints());
+        deleteRecursively(checkpoints());
+    }
+
     /** Deletes a file or directory tree; a file already gone is no error. */
     public static void deleteRecursively(Path root) throws IOException {
         if (!Files.exists(root, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {

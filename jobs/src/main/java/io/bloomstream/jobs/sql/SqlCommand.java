@@ -1,7 +1,9 @@
 package io.bloomstream.jobs.sql;
 
+import io.bloomstream.jobs.console.Interrupts;
 import io.bloomstream.jobs.console.Logs;
 import io.bloomstream.jobs.io.ExecutionOptions;
+import io.bloomstream.jobs.io.StateDir;
 import io.bloomstream.table.BloomFunctions;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -32,7 +34,9 @@ import picocli.CommandLine.Option;
                     + " log is; the command then stops with exit status 1.",
             "Locally, jobs checkpoint every 30s (--checkpoint-interval) into a temporary"
                     + " directory (--checkpoint-dir), deleted at the end: state of any size"
-                    + " checkpoints. SQL state is not resumed by a later run."
+                    + " checkpoints. With --state-dir DIR the state is kept for the next run: the"
+                    + " N-th job of the script resumes from DIR/job-N; Ctrl-C stops the running"
+                    + " job with a savepoint and ends the script."
         })
 public final class SqlCommand implements Callable<Integer> {
 
@@ -70,6 +74,15 @@ public final class SqlCommand implements Callable<Integer> {
     Path checkpointDir;
 
     @Option(
+            names = "--state-dir",
+            paramLabel = "DIR",
+            description =
+                    "Locally: keep each job's state in DIR/job-N for the next run of the script,"
+                            + " which resumes from it; Ctrl-C stops the running job with a"
+                            + " savepoint. A job that runs to its end (bounded input) keeps none.")
+    Path stateDir;
+
+    @Option(
             names = "--verbose",
             description = "Locally: Flink's log on the console (stderr) instead of a log file.")
     boolean verbose;
@@ -86,25 +99,66 @@ public final class SqlCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         execution.validate(spec.commandLine());
+        if (stateDir != null && checkpointDir != null) {
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(),
+                    "--state-dir and --checkpoint-dir: give one (the jobs of --state-dir"
+                            + " checkpoint into DIR/job-N)");
+        }
         execution.defaultCheckpointInterval = DEFAULT_CHECKPOINT_INTERVAL;
-        execution.checkpointDir = checkpointDir;
+        execution.checkpointDir = stateDir != null ? stateDir : checkpointDir;
         List<SqlScript.Statement> statements = SqlScript.split(text());
         try {
-            return run(statements);
+            return start(statements);
         } finally {
             execution.cleanUp();
         }
     }
 
-    private int run(List<SqlScript.Statement> statements) throws Exception {
+    private int start(List<SqlScript.Statement> statements) throws Exception {
         StreamExecutionEnvironment env = execution.environment();
+        if (stateDir != null && !execution.local) {
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(),
+                    "--state-dir keeps the state of local runs; on a cluster, Flink's savepoints"
+                            + " do (SET 'execution.state-recovery.path' = '...' before a statement)");
+        }
         Path log = execution.local ? Logs.configure(spec.name(), verbose, logFile) : null;
         StreamTableEnvironment tableEnv = StreamTableEnvironment.create(env);
         BloomFunctions.registerAll(tableEnv);
-        SqlRunner runner = new SqlRunner(tableEnv, spec.commandLine().getOut());
+        java.util.concurrent.atomic.AtomicBoolean interrupted =
+                stateDir != null ? Interrupts.register() : null;
+        try {
+            SqlStateDir state = null;
+            if (stateDir != null) {
+                try {
+                    state = SqlStateDir.open(stateDir, spec.commandLine().getErr(), interrupted);
+                } catch (StateDir.RefusedException e) {
+                    throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+                }
+            }
+            return run(
+                    statements,
+                    new SqlRunner(tableEnv, spec.commandLine().getOut(), state),
+                    state,
+                    log);
+        } finally {
+            if (interrupted != null) {
+                Interrupts.unregister(interrupted);
+            }
+        }
+    }
+
+    private int run(
+            List<SqlScript.Statement> statements, SqlRunner runner, SqlStateDir state, Path log) {
         for (SqlScript.Statement statement : statements) {
+            if (state != null && state.interrupted()) {
+                return 0; // Ctrl-C between jobs: the statements after are not run
+            }
             try {
-                runner.execute(statement);
+                if (!runner.execute(statement)) {
+                    return 0; // its job stopped with its state saved
+                }
             } catch (Exception e) {
                 spec.commandLine().getOut().flush();
                 spec.commandLine()

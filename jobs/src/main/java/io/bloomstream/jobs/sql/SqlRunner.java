@@ -15,8 +15,10 @@ import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.table.api.internal.TableEnvironmentInternal;
 import org.apache.flink.table.api.internal.TableResultInternal;
 import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.operations.ModifyOperation;
 import org.apache.flink.table.operations.Operation;
 import org.apache.flink.table.operations.QueryOperation;
+import org.apache.flink.table.operations.StatementSetOperation;
 import org.apache.flink.table.operations.command.ResetOperation;
 import org.apache.flink.table.operations.command.SetOperation;
 import org.apache.flink.table.types.DataType;
@@ -57,14 +59,31 @@ public final class SqlRunner {
     private final TableEnvironmentInternal env;
     private final PrintWriter out;
 
+    /** The state kept for the jobs the statements start ({@code --state-dir}), or null. */
+    private final SqlStateDir state;
+
     /** Runs statements on {@code env}, printing results to {@code out}. */
     public SqlRunner(TableEnvironment env, PrintWriter out) {
-        this.env = (TableEnvironmentInternal) env;
-        this.out = out;
+        this(env, out, null);
     }
 
-    /** Runs one statement; returns when it is done (a job finished, a result printed). */
-    public void execute(SqlScript.Statement statement) throws Exception {
+    /**
+     * Runs statements on {@code env}, printing results to {@code out}, each job keeping its state
+     * in {@code state} (null: none kept).
+     */
+    SqlRunner(TableEnvironment env, PrintWriter out, SqlStateDir state) {
+        this.env = (TableEnvironmentInternal) env;
+        this.out = out;
+        this.state = state;
+    }
+
+    /**
+     * Runs one statement; returns when it is done (a job finished, a result printed).
+     *
+     * @return false when a job was stopped with its state saved (Ctrl-C under {@code --state-dir}):
+     *     the script stops there
+     */
+    public boolean execute(SqlScript.Statement statement) throws Exception {
         List<Operation> operations = env.getParser().parse(statement.padded());
         if (operations.size() != 1) {
             throw new IllegalArgumentException(
@@ -73,12 +92,52 @@ public final class SqlRunner {
         Operation operation = operations.get(0);
         if (operation instanceof SetOperation set) {
             set(set);
-            return;
+            return true;
         } else if (operation instanceof ResetOperation reset) {
             reset(reset);
-            return;
+            return true;
         }
-        TableResultInternal result = env.executeInternal(operation);
+        SqlStateDir.Job job = state != null && startsJob(operation) ? state.next() : null;
+        TableResultInternal result;
+        if (job == null) {
+            result = env.executeInternal(operation);
+        } else {
+            Configuration options = env.getConfig().getConfiguration();
+            job.options().forEach(options::setString);
+            try {
+                result = env.executeInternal(operation);
+            } finally {
+                job.options().keySet().forEach(options::removeKey); // not for the next statement
+            }
+            if (result.getJobClient().isEmpty()) {
+                job = null;
+            } else {
+                job.started(result.getJobClient().get());
+            }
+        }
+        boolean ended = false;
+        try {
+            finish(operation, result);
+            ended = true;
+        } finally {
+            if (job != null) {
+                job.ended(ended);
+            }
+        }
+        out.flush();
+        return job == null || !job.stopped();
+    }
+
+    /** Whether the statement runs a job: a query, an INSERT or a statement set, a plan. */
+    private static boolean startsJob(Operation operation) {
+        return operation instanceof QueryOperation
+                || operation instanceof ModifyOperation
+                || operation instanceof StatementSetOperation
+                || operation.getClass().getSimpleName().startsWith("ExecutePlan");
+    }
+
+    /** Prints a query's result, waits for another job, prints other content. */
+    private void finish(Operation operation, TableResultInternal result) throws Exception {
         if (operation instanceof QueryOperation) {
             print(result);
         } else if (result.getJobClient().isPresent()) {
@@ -90,7 +149,6 @@ public final class SqlRunner {
                         row -> out.println(String.join("\t", render(row, converter, false))));
             }
         }
-        out.flush();
     }
 
     /**
