@@ -53,9 +53,14 @@ import org.apache.flink.types.RowKind;
  * row_number,bloom_dedup,count_distinct,bloom_count_distinct,row_number_ttl}. A query named with
  * {@code _ttl} runs with {@code table.exec.state.ttl} set ({@code row_number_ttl}); one with {@code
  * _1p} ({@code count_distinct_1p}, {@code bloom_count_distinct_1p}) with {@code
- * table.optimizer.agg-phase-strategy: ONE_PHASE}.
+ * table.optimizer.agg-phase-strategy: ONE_PHASE}. {@code -Dbench.flink.KEY=VALUE} sets a Flink
+ * option for every query (for example {@code
+ * -Dbench.flink.execution.checkpointing.incremental=true}).
  */
 public final class SqlBenchmark {
+
+    /** System properties {@code bench.flink.KEY=VALUE} set the Flink option KEY for every query. */
+    static final String FLINK_OPTION_PREFIX = "bench.flink.";
 
     /** Groups of the count queries. */
     static final int GROUPS = 16;
@@ -175,6 +180,13 @@ public final class SqlBenchmark {
         conf.set(CheckpointingOptions.CHECKPOINT_STORAGE, "filesystem");
         conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpoints.toUri().toString());
         conf.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofSeconds(10));
+        // -Dbench.flink.KEY=VALUE: a Flink option for every query (RocksDB tuning, say)
+        for (String key : System.getProperties().stringPropertyNames()) {
+            if (key.startsWith(FLINK_OPTION_PREFIX)) {
+                conf.setString(
+                        key.substring(FLINK_OPTION_PREFIX.length()), System.getProperty(key));
+            }
+        }
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
         env.setParallelism(1);
         StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);

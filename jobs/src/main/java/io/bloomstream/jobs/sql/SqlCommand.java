@@ -153,7 +153,15 @@ public final class SqlCommand implements Callable<Integer> {
             List<SqlScript.Statement> statements, SqlRunner runner, SqlStateDir state, Path log) {
         for (SqlScript.Statement statement : statements) {
             if (state != null && state.interrupted()) {
-                return 0; // Ctrl-C between jobs: the statements after are not run
+                // Ctrl-C between jobs: nothing runs to save; the rest is not run
+                spec.commandLine()
+                        .getErr()
+                        .println(
+                                "stopping: the statements from line "
+                                        + statement.line()
+                                        + " on are not run");
+                spec.commandLine().getErr().flush();
+                return 0;
             }
             try {
                 if (!runner.execute(statement)) {

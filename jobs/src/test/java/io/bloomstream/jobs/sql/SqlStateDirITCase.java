@@ -86,20 +86,30 @@ class SqlStateDirITCase {
         return cli.run(args.toArray(new String[0]));
     }
 
-    /** The ids in the committed part files under {@code out} (json lines). */
+    /**
+     * The ids in the committed part files under {@code out} (json lines). The sink renames files as
+     * it commits them, so a listing taken while the job runs may name a file gone by the time it is
+     * read: that one is skipped (the caller polls again).
+     */
     private static List<String> written(Path out) throws java.io.IOException {
         if (!Files.isDirectory(out)) {
             return List.of();
         }
         List<String> ids = new ArrayList<>();
-        try (Stream<Path> files = Files.walk(out)) {
-            for (Path f : (Iterable<Path>) files::iterator) {
-                String name = f.getFileName().toString();
-                if (Files.isRegularFile(f) && name.startsWith("part-")) {
-                    for (String line : Files.readAllLines(f)) {
-                        ids.add(line.replaceAll(".*\"id\":\"([^\"]*)\".*", "$1"));
-                    }
+        List<Path> files;
+        try (Stream<Path> listing = Files.list(out)) {
+            files = listing.collect(Collectors.toList());
+        }
+        for (Path f : files) {
+            if (!f.getFileName().toString().startsWith("part-")) {
+                continue; // in-progress files start with '.'
+            }
+            try {
+                for (String line : Files.readAllLines(f)) {
+                    ids.add(line.replaceAll(".*\"id\":\"([^\"]*)\".*", "$1"));
                 }
+            } catch (java.nio.file.NoSuchFileException gone) {
+                // renamed or removed while listed
             }
         }
         return ids;
@@ -108,27 +118,35 @@ class SqlStateDirITCase {
     private static int writtenCount(Path out) {
         try {
             return written(out).size();
-        } catch (java.io.IOException e) {
-            return 0; // a part file renamed while listed: look again
+        } catch (java.io.IOException | java.io.UncheckedIOException e) {
+            return 0; // look again
         }
     }
 
-    /** Runs the script until {@code expected} ids are written, then presses Ctrl-C. */
+    /**
+     * Runs the script until {@code expected} ids are written, then presses Ctrl-C. However the wait
+     * ends, the run is stopped before this returns: a run left going would take the next test's
+     * Ctrl-C.
+     */
     private Cli runUntil(Path state, String script, Path out, int expected) throws Exception {
         Cli cli = new Cli();
         CompletableFuture<Integer> run =
                 CompletableFuture.supplyAsync(() -> sql(cli, state, script));
-        Await.until(
-                expected + " ids written",
-                WAIT,
-                POLL,
-                () -> run.isDone() || writtenCount(out) >= expected);
-        Await.until(
-                "the run to take the interrupt",
-                WAIT,
-                POLL,
-                () -> run.isDone() || Interrupts.interrupt());
-        assertThat(run.get(120, TimeUnit.SECONDS)).as(cli.err.toString()).isZero();
+        try {
+            Await.until(
+                    expected + " ids written",
+                    WAIT,
+                    POLL,
+                    () -> run.isDone() || writtenCount(out) >= expected);
+        } finally {
+            Await.until(
+                    "the run to take the interrupt",
+                    WAIT,
+                    POLL,
+                    () -> run.isDone() || Interrupts.interrupt());
+            run.get(120, TimeUnit.SECONDS);
+        }
+        assertThat(run.get()).as(cli.err.toString()).isZero();
         return cli;
     }
 
