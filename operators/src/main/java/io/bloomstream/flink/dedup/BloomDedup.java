@@ -129,7 +129,6 @@ public final class BloomDedup {
         public <T, K> SingleOutputStreamOperator<T> perKey(
                 KeyedStream<T, K> stream, IdSelector<T> id, DedupConfig config) {
             Objects.requireNonNull(stream, "stream");
-            config = config.withHashStrategyIfUnset(DedupConfig.DEFAULT_HASH_STRATEGY);
             config.checkFits(config.expectedItems(), false);
             return stream.transform(
                             uidPrefix,
@@ -149,7 +148,6 @@ public final class BloomDedup {
         public <T> SingleOutputStreamOperator<T> global(
                 DataStream<T> stream, IdSelector<T> id, DedupConfig config) {
             Objects.requireNonNull(stream, "stream");
-            config = config.withHashStrategyIfUnset(DedupConfig.DEFAULT_HASH_STRATEGY);
             long perShard = itemsPerShard(config.expectedItems(), config.shards());
             KeyedStream<T, Integer> keyed =
                     stream.keyBy(

@@ -82,7 +82,7 @@ public final class DedupConfig implements Serializable {
     public static final long AUTO_CACHE_BYTES = -1;
 
     /**
-     * The strategy of {@link BloomDedup}'s operators when the config sets none: {@link
+     * The hash strategy of {@link BloomDedup}'s operators when the config sets none: {@link
      * HashStrategy#XXH3_64}, one 64-bit hash per id that chooses the shard, the page and the bits,
      * computed without allocating. State written with {@link HashStrategy#XXH3_128} (bloomstream
      * 0.4 and before) restores only with {@code hashStrategy(HashStrategy.XXH3_128)}: the recorded
@@ -188,39 +188,19 @@ public final class DedupConfig implements Serializable {
     }
 
     /**
-     * The strategy set with {@link Builder#hashStrategy}, or null when none was set ({@link
-     * BloomDedup}'s operators then use {@link #DEFAULT_HASH_STRATEGY}).
+     * The strategy set with {@link Builder#hashStrategy}, {@link #DEFAULT_HASH_STRATEGY} unless
+     * set.
      */
     public HashStrategy hashStrategy() {
         return hashStrategy;
     }
 
     /**
-     * The hasher: {@link #hashStrategy()} with {@link #seed()}, XXH3-128 when no strategy is set
-     * (the operators of {@link BloomDedup} first set {@link #DEFAULT_HASH_STRATEGY}: {@link
-     * #withHashStrategyIfUnset}). Creating an XXH3 hasher derives its secret from the seed: call it
-     * once and keep the instance.
+     * The hasher: {@link #hashStrategy()} with {@link #seed()}. Creating an XXH3 hasher derives its
+     * secret from the seed: call it once and keep the instance.
      */
     public Hasher hasher() {
-        return Hasher.forUnkeyed(
-                hashStrategy == null ? HashStrategy.XXH3_128 : hashStrategy, seed());
-    }
-
-    /** This config with {@code strategy} as its hash strategy if it sets none, else itself. */
-    @org.apache.flink.annotation.Internal
-    public DedupConfig withHashStrategyIfUnset(HashStrategy strategy) {
-        return hashStrategy != null ? this : new DedupConfig(this, strategy);
-    }
-
-    private DedupConfig(DedupConfig c, HashStrategy strategy) {
-        this.sizing = c.sizing;
-        this.retention = c.retention;
-        this.shards = c.shards;
-        this.emitDuplicates = c.emitDuplicates;
-        this.cacheBytes = c.cacheBytes;
-        this.bundleSize = c.bundleSize;
-        this.bundleDelay = c.bundleDelay;
-        this.hashStrategy = strategy;
+        return Hasher.forUnkeyed(hashStrategy, seed());
     }
 
     /** How a key's filter grows past its expected items. */
@@ -330,7 +310,8 @@ public final class DedupConfig implements Serializable {
                 + emitDuplicates
                 + ", cacheBytes="
                 + cacheBytes
-                + (hashStrategy == null ? "" : ", hash=" + hashStrategy)
+                + ", hash="
+                + hashStrategy
                 + (bundleSize == 0 ? "" : ", bundle=" + bundleSize + "/" + bundleDelay)
                 + "}";
     }
@@ -351,16 +332,16 @@ public final class DedupConfig implements Serializable {
         private Duration allowedLateness = Duration.ZERO;
         private int shards = DEFAULT_SHARDS;
         private boolean emitDuplicates;
-        private HashStrategy hashStrategy;
+        private HashStrategy hashStrategy = DEFAULT_HASH_STRATEGY;
 
         private Builder() {}
 
         /**
-         * How ids are hashed (unset by default: {@link BloomDedup}'s operators then use {@link
-         * DedupConfig#DEFAULT_HASH_STRATEGY}, {@link HashStrategy#XXH3_64}). Set {@link
-         * HashStrategy#XXH3_128} to restore state written by bloomstream 0.4 or before, which
-         * hashed with it: a restore under another strategy fails naming the field {@code strategy},
-         * since every id would be looked up at other bits (and, in global mode, in another shard).
+         * How ids are hashed (default {@link DedupConfig#DEFAULT_HASH_STRATEGY}, {@link
+         * HashStrategy#XXH3_64}). Set {@link HashStrategy#XXH3_128} to restore state written by
+         * bloomstream 0.4 or before, which hashed with it: a restore under another strategy fails
+         * naming the field {@code strategy}, since every id would be looked up at other bits (and,
+         * in global mode, in another shard).
          *
          * @throws IllegalArgumentException for a keyed strategy (the operators take no secret key)
          */

@@ -106,9 +106,7 @@ public class DedupFunction<K, T> extends KeyedProcessFunction<K, T, T>
             OutputTag<T> rejected,
             OutputTag<T> late) {
         this.idSelector = Objects.requireNonNull(idSelector, "idSelector");
-        this.config =
-                Objects.requireNonNull(config, "config")
-                        .withHashStrategyIfUnset(DedupConfig.DEFAULT_HASH_STRATEGY);
+        this.config = Objects.requireNonNull(config, "config");
         this.itemsPerKey = itemsPerKey;
         this.shards = shards;
         this.duplicates = duplicates;

@@ -29,8 +29,8 @@ public final class SqlDedupState {
 
     private static final Logger LOG = LoggerFactory.getLogger(SqlDedupState.class);
 
-    /** The hash strategy of keys new to the state: the 64-bit path of the DataStream operators. */
-    public static final HashStrategy NEW_KEY_STRATEGY = HashStrategy.XXH3_64;
+    /** The hash strategy of keys new to the state: the config's default, as the DataStream's. */
+    public static final HashStrategy NEW_KEY_STRATEGY = DedupConfig.DEFAULT_HASH_STRATEGY;
 
     private final DedupMetrics metrics;
     private final RejectLog rejectLog = new RejectLog(LOG, DedupMetrics.REJECTED);
@@ -46,19 +46,19 @@ public final class SqlDedupState {
 
     /**
      * Reads and writes the state through {@code meta} and {@code pages} under {@code config} (its
-     * hash strategy for new keys: {@link #NEW_KEY_STRATEGY} when it sets none), with filters sized
-     * for {@code itemsPerKey} ids per key. May be called again with another config (the run, which
-     * marks the keys counted in {@code bloomAllocatedPages}, stays the same).
+     * hash strategy for new keys), with filters sized for {@code itemsPerKey} ids per key. May be
+     * called again with another config (the run, which marks the keys counted in {@code
+     * bloomAllocatedPages}, stays the same).
      */
     public void configure(
             DedupConfig config,
             long itemsPerKey,
             ValueState<FilterMeta> meta,
             MapState<Long, long[]> pages) {
-        this.config = config.withHashStrategyIfUnset(NEW_KEY_STRATEGY);
+        this.config = config;
         this.filter =
                 new KeyedFilterState(
-                        this.config, itemsPerKey, 0, meta, pages, metrics, null, 0, run, true);
+                        config, itemsPerKey, 0, meta, pages, metrics, null, 0, run, true);
     }
 
     /** The config of the last {@link #configure}, or null. */

@@ -148,7 +148,7 @@ class SavepointCompatibilityTest {
                         .retention(Duration.ofSeconds(30), TimeDomain.EVENT_TIME)
                         .generations(3)
                         .build();
-        assertThat(byDefault.hashStrategy()).isNull(); // the operator's default: XXH3_64
+        assertThat(byDefault.hashStrategy()).isEqualTo(HashStrategy.XXH3_64); // the default
         try (var h = DedupHarness.create(byDefault, backend, 1, 0)) {
             var state = OperatorSnapshotUtil.readStateHandle(Version.V0_4.file(backend).toString());
             assertThatThrownBy(
