@@ -25,7 +25,7 @@ import java.util.List;
 class FilterCodecFuzzTest {
 
     /** How long each target fuzzes under the {@code fuzz} profile. */
-    static final String FUZZ_DURATION = "10m";
+    static final String FUZZ_DURATION = FuzzBudget.DURATION;
 
     private static final FuzzBudget DECODE = new FuzzBudget(16, 32 * 1024);
 

@@ -98,7 +98,10 @@ class BloomDedupModelTest {
         assertThat((double) stats.falseDrops).isLessThanOrEqualTo(bound);
     }
 
-    /** Scales the tries by {@code -Dbloomstream.modelTries} and the seed by {@code modelSeed}. */
+    /**
+     * Scales the tries by {@code -Dbloomstream.modelTries}; {@link
+     * io.bloomstream.testing.ExploreSeeds} sets the seeds.
+     */
     static final class ScaledTries implements AroundPropertyHook {
         @Override
         public PropertyExecutionResult aroundProperty(
@@ -109,10 +112,6 @@ class BloomDedupModelTest {
                 // The DataStream test's N is 500 heap scenarios; ours are 10x fewer by default.
                 long scaled = Long.parseLong(tries.trim()) * base / (HEAP_TRIES * 10L);
                 context.attributes().setTries((int) Math.max(1, scaled));
-            }
-            String seed = System.getProperty("bloomstream.modelSeed");
-            if (seed != null && !seed.isBlank()) {
-                context.attributes().setSeed(seed.trim());
             }
             return property.execute();
         }

@@ -26,7 +26,7 @@ import java.util.List;
 class SqlFilterValuesFuzzTest {
 
     /** How long the target fuzzes under the {@code fuzz} profile. */
-    static final String FUZZ_DURATION = "10m";
+    static final String FUZZ_DURATION = FuzzBudget.DURATION;
 
     /** A scalar decodes the value once and keeps a copy of it as the cache's key. */
     private static final FuzzBudget SCALAR = new FuzzBudget(32, 64 * 1024);

@@ -16,6 +16,14 @@ import java.util.zip.CRC32C;
  */
 public final class FuzzBudget {
 
+    /**
+     * How long each fuzz target fuzzes under the {@code fuzz} and {@code explore} profiles
+     * (Jazzer's {@code maxDuration}: one constant, since an annotation takes no run-time value). A
+     * longer search is another run: the corpus grown in {@code operators/.cifuzz-corpus/} carries
+     * over.
+     */
+    public static final String DURATION = "4m";
+
     /** CPU time an action may take: inputs are kilobytes, the work microseconds. */
     public static final long CPU_NANOS = 2_000_000_000L;
 

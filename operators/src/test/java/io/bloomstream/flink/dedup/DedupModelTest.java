@@ -36,8 +36,8 @@ import org.junit.jupiter.params.provider.EnumSource;
  *
  * <p>Tries: {@value #HEAP_TRIES} scenarios on the heap backend and {@value #ROCKSDB_TRIES} on
  * RocksDB by default. {@code -Dbloomstream.modelTries=N} runs N on the heap and the same share (N /
- * 8) on RocksDB; {@code -Dbloomstream.modelSeed=S} replaces the fixed seeds (e.g. a random one for
- * a soak run).
+ * 8) on RocksDB; {@code -Dbloomstream.modelSeed=S} replaces the fixed seeds, and {@code -Pexplore}
+ * draws fresh ones with edge cases on ({@link io.bloomstream.testing.ExploreSeeds}).
  *
  * <p>False positives: every clear first (no passed occurrence of its id within R + L) may be
  * dropped with probability at most p_bound (fpp, or fpp (2G - 1) / G under event time). Over a
@@ -115,7 +115,7 @@ class DedupModelTest {
 
     /**
      * Scales the tries by {@code -Dbloomstream.modelTries} (the heap count; others keep their
-     * share) and replaces the seed by {@code -Dbloomstream.modelSeed}.
+     * share); {@link io.bloomstream.testing.ExploreSeeds} sets the seeds.
      */
     static final class ScaledTries implements AroundPropertyHook {
         @Override
@@ -126,10 +126,6 @@ class DedupModelTest {
                 int base = context.attributes().tries().orElse(HEAP_TRIES);
                 long scaled = Long.parseLong(tries.trim()) * base / HEAP_TRIES;
                 context.attributes().setTries((int) Math.max(1, scaled));
-            }
-            String seed = System.getProperty("bloomstream.modelSeed");
-            if (seed != null && !seed.isBlank()) {
-                context.attributes().setSeed(seed.trim());
             }
             return property.execute();
         }

@@ -24,7 +24,7 @@ import org.apache.flink.core.memory.DataOutputSerializer;
 class StateSerializersFuzzTest {
 
     /** How long each target fuzzes under the {@code fuzz} profile. */
-    static final String FUZZ_DURATION = "5m";
+    static final String FUZZ_DURATION = FuzzBudget.DURATION;
 
     /** A value is read once; copy() reads and writes it. */
     private static final FuzzBudget READ = new FuzzBudget(16, 32 * 1024);
