@@ -71,7 +71,7 @@ public final class LineParser implements Serializable {
         if (line == null) {
             throw new BadRecord("null record");
         }
-        if (line.startsWith(Utf8Lines.NOT_UTF8)) {
+        if (Utf8Lines.unreadable(line)) {
             throw new BadRecord(Utf8Lines.reason(line));
         }
         if (format == Format.TEXT) {

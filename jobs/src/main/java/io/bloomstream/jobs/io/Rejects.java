@@ -55,7 +55,7 @@ public final class Rejects extends ProcessFunction<String, Parsed> {
     @Override
     public void processElement(String line, Context ctx, Collector<Parsed> collector) {
         in.add(1);
-        if (line != null && line.startsWith(Utf8Lines.NOT_UTF8)) {
+        if (Utf8Lines.unreadable(line)) {
             reject(Utf8Lines.reason(line), line, ctx); // whatever the parser
             return;
         }

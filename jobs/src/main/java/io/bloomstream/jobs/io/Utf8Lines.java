@@ -18,13 +18,28 @@ import org.apache.flink.api.common.typeinfo.Types;
  * not UTF-8 is not dropped, nor collapsed with another by replacement characters: it becomes {@link
  * #NOT_UTF8} followed by its Base64, which the parser rejects to the dead-letter output with the
  * reason {@code "not valid UTF-8 at byte N"} and the original bytes recoverable.
+ *
+ * <p>The marker starts with {@link #MARK}, an unpaired high surrogate, which a strict UTF-8 decoder
+ * never produces (the bytes that would encode it are themselves invalid UTF-8): no valid line can
+ * spell a marker, so a line that reads {@code \0not-utf8:...} is an ordinary line.
  */
 public final class Utf8Lines implements DeserializationSchema<String> {
 
     private static final long serialVersionUID = 1L;
 
+    /**
+     * The first character of a line a source could not decode: an unpaired high surrogate, which no
+     * valid UTF-8 decodes to.
+     */
+    public static final char MARK = '\uD800';
+
     /** The prefix that marks a value that was not UTF-8. */
-    public static final String NOT_UTF8 = "\u0000not-utf8:";
+    public static final String NOT_UTF8 = MARK + "not-utf8:";
+
+    /** Whether {@code line} is a source's marker rather than a line (see {@link #reason}). */
+    public static boolean unreadable(String line) {
+        return line != null && !line.isEmpty() && line.charAt(0) == MARK;
+    }
 
     /** One strict decoder per source reader (a reader deserializes from one thread). */
     private transient CharsetDecoder decoder;

@@ -299,7 +299,7 @@ public final class ScreenCommand implements Callable<Integer> {
             if (line.isBlank() || line.startsWith("#")) {
                 return; // comments and blank lines in command files
             }
-            if (line.startsWith(Utf8Lines.NOT_UTF8)) {
+            if (Utf8Lines.unreadable(line)) {
                 ctx.output(Rejects.TAG, Rejects.json(Utf8Lines.reason(line), line));
                 return;
             }

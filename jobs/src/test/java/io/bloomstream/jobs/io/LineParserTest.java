@@ -37,4 +37,16 @@ class LineParserTest {
         assertThatThrownBy(() -> same.parse("{\"id\":\"a\",\"id\":\"b\"}"))
                 .hasMessage("duplicate field 'id'");
     }
+
+    @Test
+    void aValidLineSpellingTheNotUtf8MarkerIsAnOrdinaryLine() throws Exception {
+        String line = "\u0000not-utf8:eP95";
+        LineParser text = new LineParser(LineParser.Format.TEXT, null, List.of());
+        assertThat(text.parse(line).values).containsExactly(line);
+        LineParser json = new LineParser(LineParser.Format.JSON, null, List.of("id"));
+        assertThatThrownBy(() -> json.parse(line)).hasMessageStartingWith("not JSON");
+        // rejected, it is written as it was, not as bytes it never had
+        assertThat(Rejects.json("not JSON", line))
+                .isEqualTo("{\"reason\":\"not JSON\",\"record\":\"\\u0000not-utf8:eP95\"}");
+    }
 }

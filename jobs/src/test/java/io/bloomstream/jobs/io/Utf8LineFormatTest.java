@@ -1,6 +1,7 @@
 package io.bloomstream.jobs.io;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
@@ -51,5 +52,20 @@ class Utf8LineFormatTest {
         byte[] surrogate = {(byte) 0xED, (byte) 0xA0, (byte) 0x80};
         assertThat(Utf8Lines.reason(lines(surrogate).get(0)))
                 .isEqualTo("not valid UTF-8 at byte 0");
+    }
+
+    @Test
+    void aValidLineSpellingTheNotUtf8MarkerIsReadAsItself() throws Exception {
+        String spelled = "\u0000not-utf8:eP95";
+        byte[] text = (spelled + "\n").getBytes(StandardCharsets.UTF_8);
+        List<String> lines = lines(text);
+        assertThat(lines).containsExactly(spelled);
+        assertThat(new Utf8Lines().deserialize(text)).isEqualTo(spelled + "\n");
+        LineParser parser = new LineParser(LineParser.Format.TEXT, null, List.of());
+        assertThat(parser.parse(lines.get(0)).values).containsExactly(spelled);
+        // and a line that is not UTF-8 is still told apart from it
+        String invalid = lines(new byte[] {'x', (byte) 0xFF}).get(0);
+        assertThat(invalid).isNotEqualTo(spelled);
+        assertThatThrownBy(() -> parser.parse(invalid)).hasMessage("not valid UTF-8 at byte 1");
     }
 }
