@@ -276,12 +276,14 @@ public final class ScreenCommand implements Callable<Integer> {
             control.inputTopic = controlTopic;
             control.groupId = io.groupId + "-control";
             control.bounded = io.bounded;
+            control.maxLineBytes = io.maxLineBytes;
             return control.source(env, "commands");
         }
         if (updates != null) {
             return env.fromSource(
                             FileSource.forRecordStreamFormat(
-                                            new Utf8LineFormat(), new Path(updates))
+                                            new Utf8LineFormat(null, (int) io.maxLineBytes),
+                                            new Path(updates))
                                     .build(),
                             WatermarkStrategy.noWatermarks(),
                             "commands")
