@@ -89,7 +89,7 @@ public final class Utf8Lines implements DeserializationSchema<String> {
     }
 
     /** {@code maxLineBytes} if it is a valid cap (1 to {@link #MAX_MAX_LINE_BYTES}). */
-    static int checkCap(long maxLineBytes) {
+    public static int checkCap(long maxLineBytes) {
         if (maxLineBytes < 1 || maxLineBytes > MAX_MAX_LINE_BYTES) {
             throw new IllegalArgumentException(
                     "--max-line-bytes must be between 1 and "
@@ -150,6 +150,12 @@ public final class Utf8Lines implements DeserializationSchema<String> {
                 + cap
                 + ":"
                 + Base64.getEncoder().encodeToString(Arrays.copyOf(prefix, kept));
+    }
+
+    /** The length in bytes of the line a {@link #TOO_LONG} marker stands for. */
+    public static long length(String tooLong) {
+        int end = tooLong.indexOf(':', TOO_LONG.length());
+        return Long.parseLong(tooLong.substring(TOO_LONG.length(), end));
     }
 
     /**
