@@ -85,6 +85,16 @@ public final class IoOptions {
                             + " or other settings (named). Delete DIR to start over.")
     public java.nio.file.Path stateDir;
 
+    @Option(
+            names = "--max-line-bytes",
+            converter = Counts.Converter.class,
+            paramLabel = "N",
+            description =
+                    "The longest line (file) or record (Kafka) read, in bytes (default 1048576,"
+                            + " 1 MiB); a longer one goes to the rejected output with its length"
+                            + " and its first 1024 bytes, never into memory whole.")
+    public long maxLineBytes = Utf8Lines.DEFAULT_MAX_LINE_BYTES;
+
     /** --parallelism, --checkpoint-interval, --web-ui: how the job runs. */
     @CommandLine.Mixin public ExecutionOptions execution = new ExecutionOptions();
 
@@ -101,6 +111,11 @@ public final class IoOptions {
         }
         if (groupId == null) {
             groupId = "bloomstream-" + command;
+        }
+        try {
+            Utf8Lines.checkCap(maxLineBytes);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }
         execution.validate(spec.commandLine());
         // The Kafka source keeps each partition's end offset in its state: a resumed bounded run
@@ -204,7 +219,9 @@ public final class IoOptions {
                                     OffsetsInitializer.committedOffsets(
                                             org.apache.kafka.clients.consumer.OffsetResetStrategy
                                                     .EARLIEST))
-                            .setValueOnlyDeserializer(new Utf8Lines(execution.local ? runId : null))
+                            .setValueOnlyDeserializer(
+                                    new Utf8Lines(
+                                            execution.local ? runId : null, (int) maxLineBytes))
                             .setProperty("isolation.level", "read_committed");
             if (bounded) {
                 builder.setBounded(OffsetsInitializer.latest());
@@ -216,7 +233,9 @@ public final class IoOptions {
         }
         FileSource<String> files =
                 FileSource.forRecordStreamFormat(
-                                new Utf8LineFormat(execution.local ? runId : null), new Path(input))
+                                new Utf8LineFormat(
+                                        execution.local ? runId : null, (int) maxLineBytes),
+                                new Path(input))
                         .build();
         DataStreamSource<String> source =
                 keepsState()

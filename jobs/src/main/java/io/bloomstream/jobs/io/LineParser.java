@@ -12,6 +12,12 @@ import java.util.Objects;
 /**
  * Parses input lines: text (the line is the value) or JSON lines (top-level fields by name, strings
  * or numbers). A line that cannot be parsed, or lacks a required field, raises {@link BadRecord}.
+ *
+ * <p>A JSON record naming a field it reads (the key or one of the fields) twice is refused with the
+ * reason {@code duplicate field 'NAME'}: JSON leaves the meaning of a repeated name open (RFC 8259
+ * section 4), so {@code {"from":"listed@x","from":"ok@y"}} would be screened on one value and read
+ * downstream on the other. Names are compared decoded ({@code "fr\u006fm"} is {@code from}); a
+ * repeated field it does not read is left alone.
  */
 public final class LineParser implements Serializable {
 
@@ -65,7 +71,7 @@ public final class LineParser implements Serializable {
         if (line == null) {
             throw new BadRecord("null record");
         }
-        if (line.startsWith(Utf8Lines.NOT_UTF8)) {
+        if (Utf8Lines.unreadable(line)) {
             throw new BadRecord(Utf8Lines.reason(line));
         }
         if (format == Format.TEXT) {
@@ -75,6 +81,8 @@ public final class LineParser implements Serializable {
             return new Parsed(line, null, new String[] {line});
         }
         String[] values = new String[fields.length];
+        boolean[] seen = new boolean[fields.length];
+        boolean keySeen = false;
         String key = null;
         try (JsonParser p = JSON.createParser(line)) {
             if (p.nextToken() != JsonToken.START_OBJECT) {
@@ -88,10 +96,18 @@ public final class LineParser implements Serializable {
                     p.skipChildren();
                 }
                 if (name.equals(keyField)) {
+                    if (keySeen) {
+                        throw duplicate(name);
+                    }
+                    keySeen = true;
                     key = text;
                 }
                 for (int i = 0; i < fields.length; i++) {
                     if (name.equals(fields[i])) {
+                        if (seen[i]) {
+                            throw duplicate(name);
+                        }
+                        seen[i] = true;
                         values[i] = text;
                     }
                 }
@@ -108,6 +124,10 @@ public final class LineParser implements Serializable {
             throw new BadRecord("missing key field '" + keyField + "'");
         }
         return new Parsed(line, key, values);
+    }
+
+    private static BadRecord duplicate(String name) {
+        return new BadRecord("duplicate field '" + name + "'");
     }
 
     /** Requires every value to be present. */

@@ -55,7 +55,7 @@ public final class Rejects extends ProcessFunction<String, Parsed> {
     @Override
     public void processElement(String line, Context ctx, Collector<Parsed> collector) {
         in.add(1);
-        if (line != null && line.startsWith(Utf8Lines.NOT_UTF8)) {
+        if (Utf8Lines.unreadable(line)) {
             reject(Utf8Lines.reason(line), line, ctx); // whatever the parser
             return;
         }
@@ -73,15 +73,19 @@ public final class Rejects extends ProcessFunction<String, Parsed> {
     }
 
     /**
-     * {@code {"reason": reason, "record": record}}; a non-UTF-8 record as {@code record_base64}.
+     * {@code {"reason": reason, "record": record}}; a non-UTF-8 record as {@code record_base64}, a
+     * record longer than the line cap as the Base64 of its first bytes, {@code
+     * record_prefix_base64}.
      */
     public static String json(String reason, String record) {
         StringWriter w = new StringWriter();
         try (JsonGenerator g = JSON.createGenerator(w)) {
             g.writeStartObject();
             g.writeStringField("reason", reason);
-            if (record != null && record.startsWith(Utf8Lines.NOT_UTF8)) {
-                g.writeStringField("record_base64", record.substring(Utf8Lines.NOT_UTF8.length()));
+            if (record != null && record.startsWith(Utf8Lines.TOO_LONG)) {
+                g.writeStringField("record_prefix_base64", Utf8Lines.base64(record));
+            } else if (Utf8Lines.unreadable(record)) {
+                g.writeStringField("record_base64", Utf8Lines.base64(record));
             } else {
                 g.writeStringField("record", record);
             }

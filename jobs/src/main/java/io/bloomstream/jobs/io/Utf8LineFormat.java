@@ -19,6 +19,13 @@ import org.apache.flink.core.fs.FSDataInputStream;
  *
  * <p>Lines end at {@code \n}, {@code \r\n} or {@code \r} (as {@code BufferedReader.readLine}),
  * which are not part of the line; a last line without a terminator is read too.
+ *
+ * <p>A line longer than the cap ({@code --max-line-bytes}, default {@value
+ * Utf8Lines#DEFAULT_MAX_LINE_BYTES} bytes) is not held: the reader keeps its first bytes up to the
+ * cap, counts and drops the rest up to the next terminator, and returns {@link Utf8Lines#TOO_LONG}
+ * with the length and the first {@value Utf8Lines#PREFIX_BYTES} bytes, which the parser rejects
+ * (reason {@code "line of N bytes, longer than --max-line-bytes M"}). A reader's memory is bounded
+ * by the cap whatever the file holds.
  */
 public final class Utf8LineFormat extends SimpleStreamFormat<String> {
 
@@ -27,22 +34,31 @@ public final class Utf8LineFormat extends SimpleStreamFormat<String> {
     /** The local run whose progress the readers report, or null. */
     private final String runId;
 
-    /** A format whose readers report nothing. */
+    /** The line cap in bytes. */
+    private final int maxLineBytes;
+
+    /** A format whose readers report nothing, with the default cap. */
     public Utf8LineFormat() {
         this(null);
     }
 
     /**
      * A format whose readers add the lines and bytes they read to {@code InputProgress.of(runId)}
-     * (null: nowhere), once per buffer of 64 KiB and at the end of a file.
+     * (null: nowhere), once per buffer of 64 KiB and at the end of a file; the default cap.
      */
     public Utf8LineFormat(String runId) {
+        this(runId, Utf8Lines.DEFAULT_MAX_LINE_BYTES);
+    }
+
+    /** As {@link #Utf8LineFormat(String)}, lines longer than {@code maxLineBytes} marked. */
+    public Utf8LineFormat(String runId, int maxLineBytes) {
         this.runId = runId;
+        this.maxLineBytes = Utf8Lines.checkCap(maxLineBytes);
     }
 
     @Override
     public Reader<String> createReader(Configuration config, FSDataInputStream stream) {
-        return new LineReader(stream, InputProgress.of(runId));
+        return new LineReader(stream, InputProgress.of(runId), maxLineBytes);
     }
 
     @Override
@@ -50,8 +66,8 @@ public final class Utf8LineFormat extends SimpleStreamFormat<String> {
         return Types.STRING;
     }
 
-    /** Splits a byte stream into lines and decodes each one strictly. */
-    static final class LineReader implements Reader<String> {
+    /** Splits a byte stream into lines and decodes each one strictly; caps their length. */
+    public static final class LineReader implements Reader<String> {
         private final InputStream in;
         private final CharsetDecoder decoder = Utf8Lines.strictDecoder();
         private final byte[] buffer = new byte[64 * 1024];
@@ -60,15 +76,27 @@ public final class Utf8LineFormat extends SimpleStreamFormat<String> {
         private byte[] line = new byte[256];
         private boolean skipLf; // the previous line ended with \r: a following \n belongs to it
         private final InputProgress progress;
+        private final int maxLineBytes;
         private long lines; // lines returned since the last report
 
-        LineReader(InputStream in) {
-            this(in, null);
+        /** A reader of {@code in} with the default cap. */
+        public LineReader(InputStream in) {
+            this(in, null, Utf8Lines.DEFAULT_MAX_LINE_BYTES);
         }
 
-        LineReader(InputStream in, InputProgress progress) {
+        /**
+         * A reader of {@code in} reporting to {@code progress} (null: nowhere), marking lines
+         * longer than {@code maxLineBytes}.
+         */
+        public LineReader(InputStream in, InputProgress progress, int maxLineBytes) {
             this.in = in;
             this.progress = progress;
+            this.maxLineBytes = Utf8Lines.checkCap(maxLineBytes);
+        }
+
+        /** The bytes the line buffer holds now (at most the cap). */
+        int bufferSize() {
+            return line.length;
         }
 
         /** Reports the lines returned and the bytes consumed since the last report. */
@@ -81,7 +109,8 @@ public final class Utf8LineFormat extends SimpleStreamFormat<String> {
 
         @Override
         public String read() throws IOException {
-            int length = 0;
+            int length = 0; // bytes kept in line, at most the cap
+            long total = 0; // bytes of the line
             while (true) {
                 if (pos == limit) {
                     report();
@@ -89,11 +118,11 @@ public final class Utf8LineFormat extends SimpleStreamFormat<String> {
                     pos = 0;
                     if (limit <= 0) {
                         limit = 0;
-                        if (length == 0) {
+                        if (total == 0) {
                             return null;
                         }
                         lines++;
-                        return Utf8Lines.decode(decoder, line, length);
+                        return line(length, total);
                     }
                 }
                 byte b = buffer[pos++];
@@ -106,13 +135,23 @@ public final class Utf8LineFormat extends SimpleStreamFormat<String> {
                 if (b == '\n' || b == '\r') {
                     skipLf = b == '\r';
                     lines++;
-                    return Utf8Lines.decode(decoder, line, length);
+                    return line(length, total);
                 }
-                if (length == line.length) {
-                    line = Arrays.copyOf(line, 2 * length);
+                total++;
+                if (length < maxLineBytes) {
+                    if (length == line.length) {
+                        line = Arrays.copyOf(line, (int) Math.min(2L * length, maxLineBytes));
+                    }
+                    line[length++] = b;
                 }
-                line[length++] = b;
             }
+        }
+
+        /** The line of {@code total} bytes whose first {@code length} are in {@link #line}. */
+        private String line(int length, long total) {
+            return total > maxLineBytes
+                    ? Utf8Lines.tooLong(total, maxLineBytes, line, length)
+                    : Utf8Lines.decode(decoder, line, length);
         }
 
         @Override

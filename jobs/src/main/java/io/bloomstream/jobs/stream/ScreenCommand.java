@@ -276,12 +276,14 @@ public final class ScreenCommand implements Callable<Integer> {
             control.inputTopic = controlTopic;
             control.groupId = io.groupId + "-control";
             control.bounded = io.bounded;
+            control.maxLineBytes = io.maxLineBytes;
             return control.source(env, "commands");
         }
         if (updates != null) {
             return env.fromSource(
                             FileSource.forRecordStreamFormat(
-                                            new Utf8LineFormat(), new Path(updates))
+                                            new Utf8LineFormat(null, (int) io.maxLineBytes),
+                                            new Path(updates))
                                     .build(),
                             WatermarkStrategy.noWatermarks(),
                             "commands")
@@ -299,7 +301,7 @@ public final class ScreenCommand implements Callable<Integer> {
             if (line.isBlank() || line.startsWith("#")) {
                 return; // comments and blank lines in command files
             }
-            if (line.startsWith(Utf8Lines.NOT_UTF8)) {
+            if (Utf8Lines.unreadable(line)) {
                 ctx.output(Rejects.TAG, Rejects.json(Utf8Lines.reason(line), line));
                 return;
             }

@@ -133,44 +133,50 @@ final class UrlNormalizer implements Serializable {
                 || c == '~';
     }
 
-    /** RFC 3986 section 5.2.4. */
+    /**
+     * RFC 3986 section 5.2.4, in linear time: the RFC's loop, reading the input with an index
+     * instead of removing from the front of a buffer (which made a 160 KB path cost 6 s), and
+     * writing to an output whose last segment is removed from its end. Each input character is read
+     * a bounded number of times and appended at most once, so removing a segment costs what
+     * appending it did: O(length) in all.
+     */
     static String removeDotSegments(String path) {
         if (!path.startsWith(".") && !path.contains("/.")) {
             return path; // no dot segment: the common case, nothing to do
         }
-        StringBuilder in = new StringBuilder(path);
-        StringBuilder out = new StringBuilder();
-        while (in.length() > 0) {
-            if (startsWith(in, "../")) {
-                in.delete(0, 3);
-            } else if (startsWith(in, "./")) {
-                in.delete(0, 2);
-            } else if (startsWith(in, "/./")) {
-                in.delete(0, 2);
-            } else if (in.toString().equals("/.")) {
-                in.replace(0, 2, "/");
-            } else if (startsWith(in, "/../")) {
-                in.delete(0, 3);
+        int n = path.length();
+        StringBuilder out = new StringBuilder(n);
+        int i = 0;
+        while (i < n) {
+            int rest = n - i;
+            if (path.startsWith("../", i)) { // A
+                i += 3;
+            } else if (path.startsWith("./", i) || path.startsWith("/./", i)) { // A, B
+                i += 2;
+            } else if (rest == 2 && path.startsWith("/.", i)) { // B: "/." becomes "/"
+                out.append('/');
+                i = n;
+            } else if (path.startsWith("/../", i)) { // C
+                i += 3;
                 trimLastSegment(out);
-            } else if (in.toString().equals("/..")) {
-                in.replace(0, 3, "/");
+            } else if (rest == 3 && path.startsWith("/..", i)) { // C: "/.." becomes "/"
                 trimLastSegment(out);
-            } else if (in.toString().equals(".") || in.toString().equals("..")) {
-                in.setLength(0);
-            } else {
-                int next = in.indexOf("/", in.charAt(0) == '/' ? 1 : 0);
-                int end = next < 0 ? in.length() : next;
-                out.append(in, 0, end);
-                in.delete(0, end);
+                out.append('/');
+                i = n;
+            } else if ((rest == 1 && path.charAt(i) == '.')
+                    || (rest == 2 && path.startsWith("..", i))) { // D
+                i = n;
+            } else { // E: the first segment, with its leading slash, moves to the output
+                int next = path.indexOf('/', path.charAt(i) == '/' ? i + 1 : i);
+                int end = next < 0 ? n : next;
+                out.append(path, i, end);
+                i = end;
             }
         }
         return out.length() == 0 ? "/" : out.toString();
     }
 
-    private static boolean startsWith(StringBuilder b, String prefix) {
-        return b.length() >= prefix.length() && b.substring(0, prefix.length()).equals(prefix);
-    }
-
+    /** Removes the last segment and its slash from {@code out} (RFC 3986 section 5.2.4 C). */
     private static void trimLastSegment(StringBuilder out) {
         int slash = out.lastIndexOf("/");
         out.setLength(Math.max(slash, 0));

@@ -12,8 +12,9 @@ import io.bloomstream.jobs.console.Bytes;
 import io.bloomstream.jobs.console.FileErrors;
 import io.bloomstream.jobs.console.JsonObjects;
 import io.bloomstream.jobs.io.Counts;
+import io.bloomstream.jobs.io.Utf8LineFormat;
+import io.bloomstream.jobs.io.Utf8Lines;
 import java.io.BufferedOutputStream;
-import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintWriter;
@@ -31,9 +32,13 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * {@code build-filter}: reads a list, one entry a line, and writes a filter file. It streams: the
- * list is read once to count its entries (unless given) and once to add them, so a list of any
- * length needs no more heap than the filter.
+ * {@code build-filter}: reads a list, one entry a line, and writes a filter file. It streams: a
+ * list file is read once to count its entries (unless given) and once to add them, so a list of any
+ * length needs no more heap than the filter. A pipe ({@code <(zcat list.gz)}, {@code /dev/stdin}, a
+ * FIFO), which can be read only once, is read once: its usable entries go to a hidden temporary
+ * file next to the output while they are counted, and are added from there. Lines are capped
+ * ({@code --max-line-bytes}); temporary files are deleted on failure and on Ctrl-C; a file far
+ * larger than the list needs is refused unless {@code --allow-oversized}.
  */
 @Command(
         name = "build-filter",
@@ -143,9 +148,32 @@ public final class BuildFilterCommand implements Callable<Integer> {
     @Option(names = "--json", description = "One JSON object instead of text.")
     boolean json;
 
+    @Option(
+            names = "--max-line-bytes",
+            converter = Counts.Converter.class,
+            paramLabel = "N",
+            description =
+                    "The longest line read, in bytes (default 1048576, 1 MiB); a longer one is"
+                            + " skipped and counted, with a warning.")
+    long maxLineBytes = Utf8Lines.DEFAULT_MAX_LINE_BYTES;
+
+    @Option(
+            names = "--allow-oversized",
+            description =
+                    "Write a file over 64 MiB with more than 1000 bits per entry of the list"
+                            + " (refused without it: such a size is a mistake).")
+    boolean allowOversized;
+
+    /** Files at most this large are never refused as oversized (64 MiB). */
+    static final long OVERSIZED_BYTES = 64L << 20;
+
+    /** More bits per entry than this is never useful: the rate is below 1e-200 for any k. */
+    static final long OVERSIZED_BITS_PER_ENTRY = 1000;
+
     @Override
     public Integer call() throws IOException {
         Normalization normalization = parse(() -> Normalization.parse(normalize));
+        int cap = parse(() -> Utf8Lines.checkCap(maxLineBytes));
         String unreadable = FileErrors.unreadable(input);
         if (unreadable != null) {
             throw new CommandLine.ParameterException(
@@ -156,43 +184,71 @@ public final class BuildFilterCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(
                     spec.commandLine(), "--output " + output + ": " + unwritable);
         }
-        long[] counts = {0, 0}; // usable, skipped
+        Path parent = output.toAbsolutePath().getParent();
+        Files.createDirectories(parent);
+        try (TempFiles temp = new TempFiles()) {
+            return build(normalization, cap, parent, temp);
+        }
+    }
+
+    private int build(Normalization normalization, int cap, Path parent, TempFiles temp)
+            throws IOException {
+        boolean sizeFromList =
+                shape.explicit != null
+                        ? pageBits == FilterSpec.AUTO_PAGE_BITS
+                        : shape.target.expectedItems == null;
+        Scan scan = null;
+        Path entries = null; // a pipe's usable entries, normalized, one a line
+        if (sizeFromList) {
+            if (Files.isRegularFile(input)) {
+                scan = scan(input, cap, normalization, entry -> {});
+            } else {
+                // a pipe (<(zcat list.gz), /dev/stdin, a FIFO) can be read once: keep its entries
+                entries = temp.create(parent, "entries");
+                try (java.io.Writer w =
+                        new java.io.OutputStreamWriter(
+                                new BufferedOutputStream(Files.newOutputStream(entries), 1 << 16),
+                                StandardCharsets.UTF_8)) {
+                    scan =
+                            scan(
+                                    input,
+                                    cap,
+                                    normalization,
+                                    entry -> {
+                                        w.write(entry);
+                                        w.write('\n');
+                                    });
+                }
+            }
+        }
+        long n = scan == null ? 0 : Math.max(1, scan.entries);
         FilterSpec filterSpec;
         if (shape.explicit != null) {
-            int page = pageBits;
-            if (page == FilterSpec.AUTO_PAGE_BITS) {
-                // the page that keeps the rate near the classic one at the list's length
-                scan(normalization, null, counts);
-                long n = Math.max(1, counts[0]);
-                page =
-                        parse(
-                                () ->
-                                        Sizing.autoPageBits(
-                                                shape.explicit.bits, shape.explicit.hashes, n));
-            }
-            int chosen = page;
+            int page =
+                    pageBits != FilterSpec.AUTO_PAGE_BITS
+                            ? pageBits
+                            // the page that keeps the rate near the classic one at the list's
+                            // length
+                            : parse(
+                                    () ->
+                                            Sizing.autoPageBits(
+                                                    shape.explicit.bits, shape.explicit.hashes, n));
             filterSpec =
                     parse(
                             () ->
                                     FilterSpec.builder()
                                             .bits(shape.explicit.bits)
                                             .hashes(shape.explicit.hashes)
-                                            .pageBits(chosen)
+                                            .pageBits(page)
                                             .hasher(Hasher.xxh3(seed))
                                             .build());
         } else {
-            long n;
-            if (shape.target.expectedItems != null) {
-                n = shape.target.expectedItems;
-            } else {
-                scan(normalization, null, counts);
-                n = Math.max(1, counts[0]);
-            }
+            long items = shape.target.expectedItems != null ? shape.target.expectedItems : n;
             filterSpec =
                     parse(
                             () ->
                                     FilterSpec.builder()
-                                            .expectedItems(n)
+                                            .expectedItems(items)
                                             .fpp(shape.target.fpp)
                                             .pageBits(pageBits)
                                             .hasher(Hasher.xxh3(seed))
@@ -200,18 +256,27 @@ public final class BuildFilterCommand implements Callable<Integer> {
         }
         MembershipFilter filter =
                 counting ? CountingBloomFilter.create(filterSpec) : BloomFilter.create(filterSpec);
-        scan(normalization, filter, counts);
-        Path parent = output.toAbsolutePath().getParent();
-        Files.createDirectories(parent);
-        Path tmp = newTempFile(parent);
+        if (entries != null) {
+            try (var r =
+                    new Utf8LineFormat.LineReader(
+                            Files.newInputStream(entries), null, Utf8Lines.MAX_MAX_LINE_BYTES)) {
+                for (String entry = r.read(); entry != null; entry = r.read()) {
+                    filter.add(entry);
+                }
+            }
+        } else {
+            scan = scan(input, cap, normalization, filter::add);
+        }
+        scan.warn(spec.commandLine().getErr(), cap);
+        refuseOversized(filterSpec, scan.entries);
+        Path tmp = temp.create(parent, "tmp");
         try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(tmp), 1 << 16)) {
             FilterCodec.write(filter, normalization, out);
-        } catch (IOException | RuntimeException e) {
-            Files.deleteIfExists(tmp);
-            throw e;
         }
         Files.move(
                 tmp, output, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        temp.keep(tmp);
+        long[] counts = {scan.entries, scan.skipped};
         long bytes = Files.size(output);
         PrintWriter out = spec.commandLine().getOut();
         if (json) {
@@ -266,45 +331,132 @@ public final class BuildFilterCommand implements Callable<Integer> {
         return 0;
     }
 
-    /**
-     * A new empty file in {@code dir} for the output before its atomic rename, created with the
-     * usual permissions (the umask's, as any file the user writes: a TaskManager running as another
-     * user must read it), not {@link Files#createTempFile}'s owner-only 0600.
-     */
-    static Path newTempFile(Path dir) throws IOException {
-        java.util.Random random = new java.security.SecureRandom();
-        for (int attempt = 0; ; attempt++) {
-            Path p =
-                    dir.resolve(
-                            ".build-filter-" + Long.toUnsignedString(random.nextLong()) + ".tmp");
-            try {
-                return Files.createFile(p);
-            } catch (java.nio.file.FileAlreadyExistsException e) {
-                if (attempt >= 100) {
-                    throw e;
-                }
+    /** What reading the list found. */
+    private static final class Scan {
+        long entries; // usable, added
+        long skipped; // empty, unusable under the normalization, not UTF-8 or too long
+        long tooLong;
+        long firstTooLong; // its line number, from 1
+        long firstTooLongBytes;
+        long notUtf8;
+        long firstNotUtf8;
+        String firstNotUtf8Reason;
+
+        /** Warns of the lines skipped as unreadable, naming the first of each kind. */
+        void warn(PrintWriter err, int cap) {
+            if (tooLong > 0) {
+                err.printf(
+                        Locale.ROOT,
+                        "warning: skipped %d %s longer than --max-line-bytes %d (the first: line"
+                                + " %d, %d bytes)%n",
+                        tooLong,
+                        tooLong == 1 ? "line" : "lines",
+                        cap,
+                        firstTooLong,
+                        firstTooLongBytes);
             }
+            if (notUtf8 > 0) {
+                err.printf(
+                        Locale.ROOT,
+                        "warning: skipped %d %s not UTF-8 (the first: line %d, %s)%n",
+                        notUtf8,
+                        notUtf8 == 1 ? "line" : "lines",
+                        firstNotUtf8,
+                        firstNotUtf8Reason);
+            }
+            err.flush();
         }
     }
 
-    /** Reads the list once; adds each usable entry to {@code filter} if given, else counts. */
-    private void scan(Normalization normalization, MembershipFilter filter, long[] counts)
+    /** Where {@link #scan} puts each usable entry. */
+    @FunctionalInterface
+    private interface EntrySink {
+        void accept(String entry) throws IOException;
+    }
+
+    /**
+     * Reads the list once, lines capped at {@code cap} bytes (a longer one, or one that is not
+     * UTF-8, is skipped and counted, never held), and gives each usable entry to {@code sink}.
+     */
+    private static Scan scan(Path list, int cap, Normalization normalization, EntrySink sink)
             throws IOException {
-        counts[0] = 0;
-        counts[1] = 0;
-        try (BufferedReader r = Files.newBufferedReader(input, StandardCharsets.UTF_8)) {
-            for (String line = r.readLine(); line != null; line = r.readLine()) {
+        Scan scan = new Scan();
+        long number = 0;
+        try (var r = new Utf8LineFormat.LineReader(Files.newInputStream(list), null, cap)) {
+            for (String line = r.read(); line != null; line = r.read()) {
+                number++;
+                if (Utf8Lines.unreadable(line)) {
+                    scan.skipped++;
+                    if (line.startsWith(Utf8Lines.TOO_LONG)) {
+                        if (scan.tooLong++ == 0) {
+                            scan.firstTooLong = number;
+                            scan.firstTooLongBytes = Utf8Lines.length(line);
+                        }
+                    } else if (scan.notUtf8++ == 0) {
+                        scan.firstNotUtf8 = number;
+                        scan.firstNotUtf8Reason = Utf8Lines.reason(line);
+                    }
+                    continue;
+                }
                 String entry = normalization.apply(line);
                 if (entry == null) {
-                    counts[1]++;
+                    scan.skipped++;
                 } else {
-                    counts[0]++;
-                    if (filter != null) {
-                        filter.add(entry);
-                    }
+                    scan.entries++;
+                    sink.accept(entry);
                 }
             }
         }
+        return scan;
+    }
+
+    /**
+     * Refuses, unless {@code --allow-oversized}, a file over {@value #OVERSIZED_BYTES} bytes with
+     * more than {@value #OVERSIZED_BITS_PER_ENTRY} bits per entry of the list: past that the rate
+     * is below 1e-200 for any k, so the size is a mistake ({@code --bits 1T} for a three-line list
+     * started a 116 GiB write).
+     */
+    private void refuseOversized(FilterSpec filterSpec, long entries) {
+        long fileBytes = fileBytes(filterSpec, entries);
+        long perEntry = filterSpec.bits() / Math.max(1, entries);
+        if (allowOversized
+                || fileBytes <= OVERSIZED_BYTES
+                || perEntry <= OVERSIZED_BITS_PER_ENTRY) {
+            return;
+        }
+        String flag =
+                shape.explicit != null
+                        ? "--bits " + filterSpec.bits()
+                        : "--expected-items " + shape.target.expectedItems;
+        throw new CommandLine.ParameterException(
+                spec.commandLine(),
+                String.format(
+                        Locale.ROOT,
+                        "%s for %d %s is %d bits per entry: the file would take %s, and more than"
+                                + " %d bits per entry is never useful (a rate below 1e-200);"
+                                + " size for the list (--fpp alone counts it), or pass"
+                                + " --allow-oversized to write it anyway",
+                        flag,
+                        entries,
+                        entries == 1 ? "entry" : "entries",
+                        perEntry,
+                        Bytes.human(fileBytes),
+                        OVERSIZED_BITS_PER_ENTRY));
+    }
+
+    /**
+     * About the bytes of the file's body: dense (the bits, 4 per counter for a counting filter),
+     * or, paged, sparse when that is smaller (each page an item may set, with its index).
+     */
+    private long fileBytes(FilterSpec filterSpec, long entries) {
+        long dense = filterSpec.bits() / 8 * (counting ? 4 : 1);
+        if (filterSpec.isClassic()) {
+            return dense;
+        }
+        long pageBytes = (long) filterSpec.pageBits() / 8 * (counting ? 4 : 1);
+        long pages =
+                Math.min(filterSpec.bits() / filterSpec.pageBits(), entries * filterSpec.hashes());
+        return Math.min(dense, 4 + pages * (4 + pageBytes));
     }
 
     private <T> T parse(java.util.function.Supplier<T> s) {

@@ -160,6 +160,38 @@ class JobCommandsTest {
     }
 
     @Test
+    void dedupRejectsALineLongerThanTheCapAndPassesTheRest() throws Exception {
+        Path in = tmp.resolve("long.txt");
+        Files.writeString(in, "alpha\n" + "z".repeat(5000) + "\nbeta\nalpha\n");
+        Path out = tmp.resolve("out");
+        assertThat(
+                        cli.run(
+                                "dedup",
+                                "--input",
+                                in.toString(),
+                                "--output",
+                                out.toString(),
+                                "--max-line-bytes",
+                                "4k",
+                                "--parallelism",
+                                "1"))
+                .as(cli.err.toString())
+                .isZero();
+        assertThat(Cli.readParts(out)).containsExactly("alpha", "beta");
+        assertThat(jsonLines(out.resolve("_rejected")))
+                .containsExactly(
+                        Map.of(
+                                "reason",
+                                "line of 5000 bytes, longer than --max-line-bytes 4000",
+                                "record_prefix_base64",
+                                java.util.Base64.getEncoder()
+                                        .encodeToString("z".repeat(1024).getBytes())));
+        assertThat(cli.run("dedup", "--input", "x", "--output", "y", "--max-line-bytes", "0"))
+                .isEqualTo(2);
+        assertThat(cli.err.toString()).contains("--max-line-bytes must be between 1 and");
+    }
+
+    @Test
     void screenFlagsListedSendersAndRejectsBrokenRecords() throws Exception {
         Path spam = Cli.testdata().resolve("spam");
         Path filter = tmp.resolve("spam.bloom");

@@ -46,6 +46,12 @@ class KafkaDedupITCase {
             bad.add(("not json " + i).getBytes(StandardCharsets.UTF_8));
             bad.add(("{\"user\":\"u" + i + "\"}").getBytes(StandardCharsets.UTF_8)); // no id
         }
+        // longer than the job's --max-line-bytes 2k
+        bad.add(
+                ("{\"id\":\"long\",\"x\":\"" + "z".repeat(3000) + "\"}")
+                        .getBytes(StandardCharsets.UTF_8));
+        // the id twice
+        bad.add("{\"id\":\"e1\",\"id\":\"twice\"}".getBytes(StandardCharsets.UTF_8));
         return bad;
     }
 
@@ -81,7 +87,9 @@ class KafkaDedupITCase {
                 "--expected-items",
                 Integer.toString(DISTINCT),
                 "--fpp",
-                Double.toString(FPP)
+                Double.toString(FPP),
+                "--max-line-bytes",
+                "2k"
             };
             // Run 1: consume the first half, then stop with a savepoint.
             StreamExecutionEnvironment env1 = KafkaJobs.environment(null);
@@ -122,7 +130,18 @@ class KafkaDedupITCase {
             assertThat(out.size()).isGreaterThan(afterRun1);
 
             List<String> dlq = kafka.readCommitted("dlq");
-            assertThat(dlq).hasSize(15);
+            assertThat(dlq).hasSize(17);
+            assertThat(
+                            dlq.stream()
+                                    .filter(
+                                            d ->
+                                                    d.contains(
+                                                                    "line of 3020 bytes, longer"
+                                                                            + " than --max-line-bytes"
+                                                                            + " 2000")
+                                                            && d.contains("record_prefix_base64")))
+                    .hasSize(1);
+            assertThat(dlq.stream().filter(d -> d.contains("duplicate field 'id'"))).hasSize(1);
             assertThat(
                             dlq.stream()
                                     .filter(

@@ -14,6 +14,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.List;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -189,5 +190,164 @@ class BuildFilterCommandTest {
         double classic = io.bloomstream.filter.Sizing.falsePositiveRate(2_000_000, 10, 100_000);
         assertThat(spec.expectedFpp(100_000)).isLessThanOrEqualTo(1.05 * classic);
         assertThat(cli.out.toString()).contains("(classic layout, same m and k: ");
+    }
+
+    @Test
+    void readsAPipeOnceAndAddsEveryEntry() throws Exception {
+        // A named pipe stands for <(zcat list.gz) and /dev/stdin: what was read is gone. The
+        // writer writes the list once, then, as a second writer would, opens it again and again
+        // without writing: a second pass reads nothing, so the filter held no entry.
+        Path fifo = tmp.resolve("list.fifo");
+        Assumptions.assumeTrue(
+                new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor() == 0, "mkfifo");
+        List<String> list = List.of("alpha@x.org", "", "Beta@Y.org", "gamma@z.org");
+        java.util.concurrent.atomic.AtomicBoolean done =
+                new java.util.concurrent.atomic.AtomicBoolean();
+        Thread writer =
+                new Thread(
+                        () -> {
+                            try {
+                                Files.write(fifo, list);
+                                while (!done.get()) {
+                                    Files.newOutputStream(fifo).close(); // blocks for a reader
+                                }
+                            } catch (java.io.IOException e) {
+                                throw new java.io.UncheckedIOException(e);
+                            }
+                        });
+        writer.setDaemon(true);
+        writer.start();
+        Path out = tmp.resolve("piped.bloom");
+        int status =
+                cli.run(
+                        "build-filter",
+                        "--input",
+                        fifo.toString(),
+                        "--output",
+                        out.toString(),
+                        "--fpp",
+                        "0.001",
+                        "--json");
+        done.set(true);
+        // opening for read and write never blocks and lets a writer blocked in open return
+        new java.io.RandomAccessFile(fifo.toFile(), "rw").close();
+        writer.join(10_000);
+        assertThat(status).as(cli.err.toString()).isZero();
+        assertThat(cli.out.toString()).contains("\"entries_added\":3,\"lines_skipped\":1");
+        MembershipFilter filter = FilterCodec.decodeFile(Files.readAllBytes(out), null).filter();
+        for (String entry : List.of("alpha@x.org", "beta@y.org", "gamma@z.org")) {
+            assertThat(filter.mightContain(entry)).as(entry).isTrue();
+        }
+        try (var files = Files.list(tmp)) {
+            assertThat(files.map(f -> f.getFileName().toString()))
+                    .containsExactlyInAnyOrder("list.fifo", "piped.bloom");
+        }
+    }
+
+    @Test
+    void skipsALineLongerThanTheCapAndSaysSo() throws Exception {
+        Path list = tmp.resolve("list.txt");
+        Files.writeString(list, "short.example\n" + "x".repeat(3000) + "\nother.example\n");
+        Path out = tmp.resolve("capped.bloom");
+        assertThat(
+                        cli.run(
+                                "build-filter",
+                                "--input",
+                                list.toString(),
+                                "--output",
+                                out.toString(),
+                                "--fpp",
+                                "0.01",
+                                "--max-line-bytes",
+                                "2k"))
+                .as(cli.err.toString())
+                .isZero();
+        assertThat(cli.out.toString())
+                .contains("entries added     2")
+                .contains("lines skipped     1");
+        assertThat(cli.err.toString())
+                .contains(
+                        "warning: skipped 1 line longer than --max-line-bytes 2000 (the first:"
+                                + " line 2, 3000 bytes)");
+        MembershipFilter filter = FilterCodec.decodeFile(Files.readAllBytes(out), null).filter();
+        assertThat(filter.mightContain("short.example")).isTrue();
+        assertThat(filter.mightContain("x".repeat(3000))).isFalse();
+    }
+
+    @Test
+    void refusesAFileFarLargerThanItsListNeedsUnlessAllowed() throws Exception {
+        Path list = tmp.resolve("three.txt");
+        Files.write(list, List.of("a", "b", "c"));
+        Path out = tmp.resolve("huge.bloom");
+        assertThat(
+                        cli.run(
+                                "build-filter",
+                                "--input",
+                                list.toString(),
+                                "--output",
+                                out.toString(),
+                                "--bits",
+                                "1T",
+                                "--hashes",
+                                "3"))
+                .isEqualTo(2);
+        assertThat(cli.err.toString())
+                .contains(
+                        "--bits 1000000000000 for 3 entries is 333333333333 bits per entry: the"
+                                + " file would take 116.42 GiB")
+                .contains("--allow-oversized");
+        assertThat(Files.exists(out)).isFalse();
+        try (var files = Files.list(tmp)) {
+            assertThat(files.map(f -> f.getFileName().toString())).containsExactly("three.txt");
+        }
+    }
+
+    @Test
+    void removesItsTemporaryFileWhenInterrupted() throws Exception {
+        // a second JVM writes a dense 116 GiB file (allowed) and is sent SIGTERM, as Ctrl-C does,
+        // as
+        // soon as its temporary file appears
+        Path list = tmp.resolve("three.txt");
+        Files.write(list, List.of("a", "b", "c"));
+        Path dir = Files.createDirectory(tmp.resolve("out"));
+        List<String> cmd =
+                List.of(
+                        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                        "-Xmx256m",
+                        "-cp",
+                        System.getProperty("java.class.path"),
+                        io.bloomstream.jobs.Main.class.getName(),
+                        "build-filter",
+                        "--input",
+                        list.toString(),
+                        "--output",
+                        dir.resolve("huge.bloom").toString(),
+                        "--bits",
+                        "1T",
+                        "--hashes",
+                        "3",
+                        "--allow-oversized");
+        try (java.nio.file.WatchService watch = dir.getFileSystem().newWatchService()) {
+            dir.register(watch, java.nio.file.StandardWatchEventKinds.ENTRY_CREATE);
+            Process p =
+                    new ProcessBuilder(cmd)
+                            .redirectErrorStream(true)
+                            .redirectOutput(tmp.resolve("build.log").toFile())
+                            .start();
+            try {
+                java.nio.file.WatchKey key = watch.poll(60, java.util.concurrent.TimeUnit.SECONDS);
+                assertThat(key).as(Files.readString(tmp.resolve("build.log"))).isNotNull();
+                assertThat(key.pollEvents().get(0).context().toString())
+                        .startsWith(".build-filter-")
+                        .endsWith(".tmp");
+                p.destroy(); // SIGTERM
+                assertThat(p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+            } finally {
+                p.destroyForcibly();
+            }
+        }
+        try (var files = Files.list(dir)) {
+            assertThat(files).as(Files.readString(tmp.resolve("build.log"))).isEmpty();
+        }
     }
 }
