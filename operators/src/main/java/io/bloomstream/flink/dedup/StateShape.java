@@ -130,7 +130,7 @@ final class StateShape {
                                                 + " restored into BloomDedup."
                                                 + (isPerKey(now) ? "perKey" : "global")
                                                 + ": the two modes keep different state under"
-                                                + " one default uid, "
+                                                + " one uid, by default "
                                                 + BloomDedup.DEFAULT_UID
                                                 + "; restore it into the mode that wrote it,"
                                                 + " or start the other mode under its own uid"
