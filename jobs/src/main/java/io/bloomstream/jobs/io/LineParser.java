@@ -66,6 +66,15 @@ public final class LineParser implements Serializable {
         Parsed parse(String line) throws BadRecord;
     }
 
+    /**
+     * Parses a line knowing the record's timestamp as the source assigned it ({@code
+     * Long.MIN_VALUE} or null: none).
+     */
+    public interface TimedRecordParser extends Serializable {
+        /** The record of {@code line}, whose assigned timestamp is {@code timestamp}. */
+        Parsed parse(String line, Long timestamp) throws BadRecord;
+    }
+
     /** Parses one line. */
     public Parsed parse(String line) throws BadRecord {
         if (line == null) {

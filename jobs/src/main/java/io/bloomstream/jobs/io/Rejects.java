@@ -28,7 +28,7 @@ public final class Rejects extends ProcessFunction<String, Parsed> {
 
     private static final JsonFactory JSON = new JsonFactory();
 
-    private final LineParser.RecordParser parser;
+    private final LineParser.TimedRecordParser parser;
     private transient Counter rejected;
     private transient org.apache.flink.api.common.accumulators.LongCounter in;
     private transient org.apache.flink.api.common.accumulators.LongCounter out;
@@ -40,6 +40,11 @@ public final class Rejects extends ProcessFunction<String, Parsed> {
 
     /** Parses with {@code parser}. */
     public Rejects(LineParser.RecordParser parser) {
+        this((line, timestamp) -> parser.parse(line));
+    }
+
+    /** Parses with {@code parser}, which also sees each record's assigned timestamp. */
+    public Rejects(LineParser.TimedRecordParser parser) {
         this.parser = parser;
     }
 
@@ -60,7 +65,7 @@ public final class Rejects extends ProcessFunction<String, Parsed> {
             return;
         }
         try {
-            collector.collect(parser.parse(line));
+            collector.collect(parser.parse(line, ctx.timestamp()));
         } catch (LineParser.BadRecord e) {
             reject(e.getMessage(), line, ctx);
         }

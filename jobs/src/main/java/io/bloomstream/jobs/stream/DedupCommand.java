@@ -1,5 +1,6 @@
 package io.bloomstream.jobs.stream;
 
+import io.bloomstream.flink.EventTimeBound;
 import io.bloomstream.flink.IdSelector;
 import io.bloomstream.flink.TimeDomain;
 import io.bloomstream.flink.dedup.BloomDedup;
@@ -88,6 +89,17 @@ public final class DedupCommand implements Callable<Integer> {
             converter = IoOptions.DurationConverter.class)
     Duration maxOutOfOrderness = Duration.ZERO;
 
+    @Option(
+            names = "--max-future-time",
+            paramLabel = "DURATION",
+            description =
+                    "With --time-field: how far ahead of the wall clock an event time may be"
+                            + " (default 1d). A later one (a time in microseconds, a corrupt"
+                            + " field) goes to _rejected with the reason and never moves the"
+                            + " watermark.",
+            converter = IoOptions.DurationConverter.class)
+    Duration maxFutureTime;
+
     /**
      * What the dedup pipeline needs, from the flags.
      *
@@ -96,15 +108,18 @@ public final class DedupCommand implements Callable<Integer> {
      * @param perKey one filter per key (the parser reads a key) instead of one over the stream
      * @param config the filters
      * @param timeField the event time field, or null for none
+     * @param maxFutureTime how far ahead of the wall clock an event time may be (with a time field)
      * @param watermarks the input source's watermarks: none without a time field, else trailing the
      *     newest event time by {@code --max-out-of-orderness}; for files one after each record that
-     *     moves it, so that a file's late events are the same on every run
+     *     moves it, so that a file's late events are the same on every run; times more than {@code
+     *     maxFutureTime} ahead of the wall clock get no timestamp and never reach them
      */
     public record Settings(
             LineParser parser,
             boolean perKey,
             DedupConfig config,
             String timeField,
+            Duration maxFutureTime,
             WatermarkStrategy<String> watermarks) {}
 
     @Override
@@ -176,6 +191,16 @@ public final class DedupCommand implements Callable<Integer> {
                     spec.commandLine(),
                     "--max-out-of-orderness must be >= 0, was " + maxOutOfOrderness);
         }
+        if (timeField == null && maxFutureTime != null) {
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(), "--max-future-time needs --time-field");
+        }
+        Duration future = maxFutureTime == null ? EventTimeBound.DEFAULT_MAX_AHEAD : maxFutureTime;
+        if (future.isNegative()) {
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(),
+                    "--max-future-time must be >= 0, was " + EventTimes.text(future));
+        }
         LineParser parser = timeField == null ? records.parser() : records.parser(timeField);
         DedupConfig config =
                 Commands.config(
@@ -197,10 +222,15 @@ public final class DedupCommand implements Callable<Integer> {
                 records.keyed(),
                 config,
                 timeField,
+                future,
                 timeField == null
                         ? WatermarkStrategy.noWatermarks()
                         : EventTimes.watermarks(
-                                records.format, timeField, maxOutOfOrderness, !io.kafka()));
+                                records.format,
+                                timeField,
+                                maxOutOfOrderness,
+                                !io.kafka(),
+                                EventTimeBound.of(future)));
     }
 
     /**
@@ -217,7 +247,10 @@ public final class DedupCommand implements Callable<Integer> {
                                 timeField == null
                                         ? new Rejects(settings.parser(), true)
                                         : new Rejects(
-                                                EventTimes.parser(settings.parser(), timeField)))
+                                                EventTimes.parser(
+                                                        settings.parser(),
+                                                        timeField,
+                                                        settings.maxFutureTime())))
                         .returns(Parsed.TYPE)
                         .name("parse")
                         .uid("parse");

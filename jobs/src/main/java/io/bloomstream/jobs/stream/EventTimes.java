@@ -1,5 +1,6 @@
 package io.bloomstream.jobs.stream;
 
+import io.bloomstream.flink.EventTimeBound;
 import io.bloomstream.jobs.io.LineParser;
 import io.bloomstream.jobs.io.Parsed;
 import java.time.Duration;
@@ -24,14 +25,48 @@ final class EventTimes {
 
     /**
      * A parser that requires the id and a readable time field (the second value); the source's
-     * timestamp assigner reads the same field into the record's timestamp.
+     * timestamp assigner reads the same field into the record's timestamp, and gives none to a time
+     * more than {@code --max-future-time} ahead of the wall clock (decided once, there, so the
+     * watermark never sees it): such a record is rejected here with that reason.
+     *
+     * @param maxFutureTime the bound, for the reason's text
      */
-    static LineParser.RecordParser parser(LineParser parser, String timeField) {
-        return line -> {
+    static LineParser.TimedRecordParser parser(
+            LineParser parser, String timeField, Duration maxFutureTime) {
+        return (line, timestamp) -> {
             Parsed p = parser.parseComplete(line);
-            parseTime(p.values[1], timeField);
+            long time = parseTime(p.values[1], timeField);
+            if (!io.bloomstream.flink.internal.EventTimes.isTimestamp(timestamp)) {
+                throw new LineParser.BadRecord(futureReason(timeField, time, maxFutureTime));
+            }
             return p;
         };
+    }
+
+    /** The reason written to {@code _rejected} for a time too far ahead of the wall clock. */
+    static String futureReason(String timeField, long time, Duration maxFutureTime) {
+        return "time field '"
+                + timeField
+                + "' is "
+                + time
+                + " ("
+                + Instant.ofEpochMilli(time)
+                + "), more than --max-future-time "
+                + text(maxFutureTime)
+                + " ahead of the wall clock when read (a time in microseconds or nanoseconds?)";
+    }
+
+    /** A duration as the flags take it: 1d, 36h, 90m, 5s or 250ms. */
+    static String text(Duration d) {
+        long ms = d.toMillis();
+        long[] units = {86_400_000L, 3_600_000L, 60_000L, 1000L};
+        String[] names = {"d", "h", "m", "s"};
+        for (int i = 0; i < units.length; i++) {
+            if (ms != 0 && ms % units[i] == 0) {
+                return ms / units[i] + names[i];
+            }
+        }
+        return ms + "ms";
     }
 
     /**
@@ -66,10 +101,11 @@ final class EventTimes {
     }
 
     /**
-     * Timestamps read from the raw line's time field (lines without a readable one get none that
-     * counts: they are rejected by the parser after the source), watermarks {@code
-     * maxOutOfOrderness} behind the newest time of each split (newest - bound - 1 ms, so an event
-     * more than the bound behind it is late).
+     * Timestamps read from the raw line's time field (lines without a readable one, or with a time
+     * {@code bound} refuses, get none that counts: they are rejected by the parser after the
+     * source, and the watermark never sees them), watermarks {@code maxOutOfOrderness} behind the
+     * newest time of each split (newest - bound - 1 ms, so an event more than the bound behind it
+     * is late).
      *
      * @param afterEachRecord emit the watermark after each record (files: every run of the same
      *     file judges the same events late), instead of periodically (Kafka: an unbounded stream,
@@ -79,22 +115,24 @@ final class EventTimes {
             LineParser.Format format,
             String timeField,
             Duration maxOutOfOrderness,
-            boolean afterEachRecord) {
+            boolean afterEachRecord,
+            EventTimeBound bound) {
         LineParser time = new LineParser(format, null, java.util.List.of(timeField));
         WatermarkStrategy<String> strategy =
                 afterEachRecord
                         ? WatermarkStrategy.forGenerator(
                                 ctx -> new AfterEachRecord(maxOutOfOrderness.toMillis()))
                         : WatermarkStrategy.<String>forBoundedOutOfOrderness(maxOutOfOrderness);
-        return strategy.withTimestampAssigner(
-                (line, previous) -> {
-                    try {
-                        String value = time.parse(line).values[0];
-                        return value == null ? Long.MIN_VALUE : parseTime(value, timeField);
-                    } catch (LineParser.BadRecord e) {
-                        return Long.MIN_VALUE;
-                    }
-                });
+        return bound.guard(
+                strategy.withTimestampAssigner(
+                        (line, previous) -> {
+                            try {
+                                String value = time.parse(line).values[0];
+                                return value == null ? Long.MIN_VALUE : parseTime(value, timeField);
+                            } catch (LineParser.BadRecord e) {
+                                return Long.MIN_VALUE;
+                            }
+                        }));
     }
 
     /**

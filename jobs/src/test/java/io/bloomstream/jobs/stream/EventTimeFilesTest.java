@@ -79,6 +79,76 @@ class EventTimeFilesTest {
         }
     }
 
+    /**
+     * One time in microseconds (thousands of years ahead) among times of 2020: rejected with its
+     * reason, and every later event judged as before (without the bound it moved the watermark to
+     * its time and every later event was late). Any wall clock between 2020 and the year 50,000
+     * gives the same result under the default bound of one day.
+     */
+    @Test
+    void aTimeFarAheadOfTheClockIsRejectedAndDoesNotEndEventTime() throws Exception {
+        long t0 = java.time.Instant.parse("2020-01-01T00:00:00Z").toEpochMilli();
+        List<String> lines = new ArrayList<>();
+        lines.add("{\"id\":\"a\",\"ts\":" + t0 + "}");
+        lines.add("{\"id\":\"micros\",\"ts\":" + (t0 + 1000) * 1000 + "}");
+        lines.add("{\"id\":\"b\",\"ts\":" + (t0 + 2000) + "}");
+        lines.add("{\"id\":\"a\",\"ts\":" + (t0 + 3000) + "}"); // a duplicate
+        lines.add("{\"id\":\"c\",\"ts\":" + (t0 + 4000) + "}");
+        Path in = tmp.resolve("events.json");
+        Files.write(in, lines);
+        Path out = tmp.resolve("out");
+        Cli cli = new Cli();
+        assertThat(
+                        cli.run(
+                                "dedup",
+                                "--input",
+                                in.toString(),
+                                "--output",
+                                out.toString(),
+                                "--format",
+                                "json",
+                                "--id-field",
+                                "id",
+                                "--time-field",
+                                "ts",
+                                "--retention",
+                                "1h",
+                                "--expected-items",
+                                "100",
+                                "--quiet",
+                                "--log-file",
+                                tmp.resolve("run.log").toString()))
+                .as(cli.err.toString())
+                .isZero();
+        List<String> ids = new ArrayList<>();
+        for (String line : Cli.readParts(out)) {
+            ids.add((String) Cli.json(line).get("id"));
+        }
+        assertThat(ids).containsExactlyInAnyOrder("a", "b", "c");
+        List<String> rejected = Cli.readParts(out.resolve("_rejected"));
+        assertThat(rejected).hasSize(1);
+        assertThat((String) Cli.json(rejected.get(0)).get("reason"))
+                .startsWith("time field 'ts' is " + (t0 + 1000) * 1000 + " (")
+                .contains("more than --max-future-time 1d ahead of the wall clock");
+        assertThat((String) Cli.json(rejected.get(0)).get("record")).contains("micros");
+    }
+
+    @Test
+    void maxFutureTimeNeedsATimeField() {
+        Cli cli = new Cli();
+        assertThat(
+                        cli.run(
+                                "dedup",
+                                "--input",
+                                "x",
+                                "--output",
+                                tmp.resolve("o").toString(),
+                                "--max-future-time",
+                                "1h"))
+                .isNotZero();
+        assertThat(cli.err.toString()).contains("--max-future-time needs --time-field");
+    }
+
     @Test
     void helpSaysLateEventsAreTheOnesBehindTheWatermark() {
         Cli cli = new Cli();

@@ -52,6 +52,10 @@ import org.apache.flink.util.OutputTag;
  * number of set bits as pages change, so an emission reads the metadata only, not the pages. (State
  * of bloomstream 0.3 and older is counted by one scan of a key's pages when first read.)
  *
+ * <p>A savepoint records the count's window (its length, or running counts): a restore with another
+ * window fails for good, naming both values, since a key's state names its windows by number. State
+ * written before bloomstream 0.5 has no record and restores unchecked.
+ *
  * <p>The counting operator has uid and name {@link CountConfig#uidPrefix()} (default {@value
  * #DEFAULT_UID}); {@link #global} adds a summing operator named with the prefix and {@value
  * #SUM_SUFFIX}. Give each count of a job its own prefix.

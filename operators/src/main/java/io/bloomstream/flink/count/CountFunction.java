@@ -15,10 +15,13 @@ import java.util.Map;
 import java.util.Objects;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.state.ListState;
+import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeutils.base.LongSerializer;
+import org.apache.flink.api.common.typeutils.base.StringSerializer;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.runtime.state.FunctionInitializationContext;
 import org.apache.flink.runtime.state.FunctionSnapshotContext;
@@ -59,6 +62,12 @@ public class CountFunction<K, T> extends KeyedProcessFunction<K, T, CountEstimat
 
     /** See {@link #META_STATE}. */
     public static final String NEXT_STATE = "bloom-count-next";
+
+    /**
+     * Operator (union list) state recording the shape of the state, its window (see {@link
+     * CountShape}); checked on restore. State written before bloomstream 0.5 has none.
+     */
+    public static final String SHAPE_STATE = "bloom-count-shape";
 
     /** Counter: events without a usable id or time, or too late for their window. */
     public static final String REJECTED = "bloomCountRejected";
@@ -135,14 +144,29 @@ public class CountFunction<K, T> extends KeyedProcessFunction<K, T, CountEstimat
      */
     private transient WatermarkFloor watermarkFloor;
 
+    private transient CountShape shape;
+    private transient ListState<String> shapeState;
+
     @Override
     public void initializeState(FunctionInitializationContext context) throws Exception {
+        shape = CountShape.of(config);
+        shapeState =
+                context.getOperatorStateStore()
+                        .getUnionListState(
+                                new ListStateDescriptor<>(SHAPE_STATE, StringSerializer.INSTANCE));
+        if (context.isRestored()) {
+            for (String recorded : shapeState.get()) {
+                shape.checkRestore(CountShape.decode(recorded));
+                break; // every subtask wrote the same record
+            }
+        }
         watermarkFloor = new WatermarkFloor();
         watermarkFloor.initialize(context);
     }
 
     @Override
     public void snapshotState(FunctionSnapshotContext context) throws Exception {
+        shapeState.update(java.util.List.of(shape.encode()));
         watermarkFloor.snapshot();
     }
 

@@ -37,7 +37,8 @@ import org.apache.flink.util.OutputTag;
  * most fpp per in-order event (fpp (2G-1)/G for out-of-order events). Every event leaves on exactly
  * one of: the main output, the duplicates output (or dropped), the late output, the rejected
  * output. Restores that change the seed, the shard count or the time domain fail with the field
- * named (see docs/dedup.md).
+ * named, for good (a {@code SuppressRestartsException}: no restart can fix them; see
+ * docs/dedup.md).
  *
  * <p>The operator has uid and name {@value #DEFAULT_UID}; for another, as two dedups in one job
  * need, call through {@link #withUidPrefix}:
@@ -49,7 +50,12 @@ import org.apache.flink.util.OutputTag;
 @PublicEvolving
 public final class BloomDedup {
 
-    /** The default operator uid and name. */
+    /**
+     * The default operator uid and name, of {@link #perKey} and {@link #global} alike (the uid of
+     * earlier versions, kept so their savepoints restore): a savepoint of one mode restored into
+     * the other fails (docs/upgrading.md, "Uids"); give a second mode its own uid with {@link
+     * #withUidPrefix}.
+     */
     public static final String DEFAULT_UID = "bloom-dedup";
 
     private static final String DUPLICATES_ID = "bloom-dedup-duplicates";

@@ -1,5 +1,6 @@
 package io.bloomstream.flink.dedup;
 
+import io.bloomstream.flink.internal.RefusedRestore;
 import io.bloomstream.flink.state.StateLayout;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -16,7 +17,8 @@ import org.slf4j.Logger;
  * strategy} and {@code seed} (every page would be probed at other bits), {@code shards} (ids would
  * be routed to other shards, so duplicates would pass), {@code timeDomain} (retention on or off, or
  * event against processing time: the recorded buckets count another clock). A change of one of them
- * fails the restore with the field, the savepoint's value and the new one.
+ * fails the restore for good (a {@code SuppressRestartsException}: no restart can fix it) with the
+ * field, the savepoint's value and the new one.
  *
  * <p>Fields a restore may change, because each key's state records what it needs to read its own
  * pages: {@code expectedItems}, {@code fpp}, {@code pageBits}, {@code growth} (existing cascade
@@ -32,6 +34,9 @@ final class StateShape {
     /** The version of this record and of the keyed state layout it describes. */
     static final int VERSION = 2;
 
+    /** The {@code shards} value of per-key dedup. */
+    private static final String SHARDS_PER_KEY = "none (per key)";
+
     private static final String[] FIXED = {"strategy", "seed", "shards", "timeDomain"};
 
     private final Map<String, String> fields;
@@ -45,7 +50,7 @@ final class StateShape {
         f.put("version", Integer.toString(VERSION));
         f.put("strategy", config.hasher().strategy().name());
         f.put("seed", "0x" + Long.toHexString(config.hasher().seed()));
-        f.put("shards", shards == 0 ? "none (per key)" : Integer.toString(shards));
+        f.put("shards", shards == 0 ? SHARDS_PER_KEY : Integer.toString(shards));
         f.put("timeDomain", StateLayout.domainName(StateLayout.domainOf(config.retentionPolicy())));
         f.put("retentionMillis", Long.toString(config.retentionMillis()));
         f.put("generations", Integer.toString(config.generations()));
@@ -81,19 +86,20 @@ final class StateShape {
     /**
      * Checks a restore from state of shape {@code recorded} under this shape.
      *
-     * @throws IllegalStateException naming the field, its recorded value and the new one, when the
-     *     restore would read the state wrongly
+     * @throws org.apache.flink.runtime.execution.SuppressRestartsException (no restart can fix it)
+     *     around an {@link IllegalStateException} naming the field, its recorded value and the new
+     *     one, when the restore would read the state wrongly
      */
     void checkRestore(StateShape recorded, Logger log) {
         int version;
         try {
             version = Integer.parseInt(recorded.fields.getOrDefault("version", "0"));
         } catch (NumberFormatException e) {
-            throw new IllegalStateException(
+            throw RefusedRestore.of(
                     "cannot restore dedup state: unreadable shape record " + recorded.encode());
         }
         if (version < 1 || version > VERSION) {
-            throw new IllegalStateException(
+            throw RefusedRestore.of(
                     "cannot restore dedup state: field version was "
                             + version
                             + " in the savepoint and this bloomstream reads 1 to "
@@ -103,7 +109,7 @@ final class StateShape {
             String was = recorded.fields.get(name);
             String now = fields.get(name);
             if (!Objects.equals(was, now)) {
-                throw new IllegalStateException(
+                throw RefusedRestore.of(
                         "cannot restore dedup state: field "
                                 + name
                                 + " was "
@@ -117,6 +123,18 @@ final class StateShape {
                                                 + " and "
                                                 + fields.get("retentionMillis")
                                                 + ")"
+                                        : "")
+                                + (name.equals("shards") && (isPerKey(was) != isPerKey(now))
+                                        ? " (a savepoint of BloomDedup."
+                                                + (isPerKey(was) ? "perKey" : "global")
+                                                + " restored into BloomDedup."
+                                                + (isPerKey(now) ? "perKey" : "global")
+                                                + ": the two modes keep different state under"
+                                                + " one uid, by default "
+                                                + BloomDedup.DEFAULT_UID
+                                                + "; restore it into the mode that wrote it,"
+                                                + " or start the other mode under its own uid"
+                                                + " with BloomDedup.withUidPrefix)"
                                         : "")
                                 + (name.equals("strategy")
                                         ? " (set DedupConfig.Builder#hashStrategy(HashStrategy."
@@ -142,6 +160,10 @@ final class StateShape {
                         e.getValue());
             }
         }
+    }
+
+    private static boolean isPerKey(String shards) {
+        return SHARDS_PER_KEY.equals(shards);
     }
 
     /** A value for a message: hexadecimal seeds also in decimal, as the config takes them. */

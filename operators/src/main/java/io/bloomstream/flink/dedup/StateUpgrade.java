@@ -1,6 +1,7 @@
 package io.bloomstream.flink.dedup;
 
 import io.bloomstream.filter.Hasher;
+import io.bloomstream.flink.internal.RefusedRestore;
 import io.bloomstream.flink.state.FilterMeta;
 import io.bloomstream.flink.state.StateLayout;
 import java.util.List;
@@ -90,8 +91,8 @@ final class StateUpgrade {
         return meta.pages();
     }
 
-    private static IllegalStateException mismatch(String field, String was, String now) {
-        return new IllegalStateException(
+    private static RuntimeException mismatch(String field, String was, String now) {
+        return RefusedRestore.of(
                 "cannot restore dedup state: field "
                         + field
                         + " was "

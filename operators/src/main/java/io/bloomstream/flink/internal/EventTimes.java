@@ -45,7 +45,9 @@ public final class EventTimes {
                             + " output, as will every other such record (counted, logged"
                             + " sparingly). Sources without a WatermarkStrategy (fromData,"
                             + " FileSource, ...) give no timestamps: assign them with"
-                            + " WatermarkStrategy.withTimestampAssigner(...) on the source.",
+                            + " WatermarkStrategy.withTimestampAssigner(...) on the source. A"
+                            + " WatermarkStrategy guarded by EventTimeBound also gives none to an"
+                            + " event time too far ahead of the clock (logged by the source).",
                     operator,
                     timestamp == null ? "null" : "Long.MIN_VALUE");
         }

@@ -3,6 +3,7 @@ package io.bloomstream.flink.state;
 import io.bloomstream.filter.FilterSpec;
 import io.bloomstream.filter.HashStrategy;
 import io.bloomstream.filter.Hasher;
+import io.bloomstream.flink.internal.RefusedRestore;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.annotation.Internal;
@@ -224,10 +225,16 @@ public final class FilterMeta {
                 slots);
     }
 
-    /** Checks that the state was written with this hasher. */
+    /**
+     * Checks that the state was written with this hasher.
+     *
+     * @throws org.apache.flink.runtime.execution.SuppressRestartsException around an {@link
+     *     IllegalStateException} naming both hashers, when it was not (a restore with another hash
+     *     strategy or seed, which no restart can fix)
+     */
     public void checkHasher(Hasher hasher) {
         if (strategyId != hasher.strategy().id() || seed != hasher.seed()) {
-            throw new IllegalStateException(
+            throw RefusedRestore.of(
                     "filter state was written with hash strategy "
                             + HashStrategy.fromId(strategyId)
                             + " and seed "
