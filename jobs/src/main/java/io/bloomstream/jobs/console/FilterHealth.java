@@ -18,7 +18,11 @@ public final class FilterHealth {
     /** The fill ratio of the fullest filter: expected ones for dedup, counted bits otherwise. */
     public final double fullestFill;
 
-    /** The estimated false-positive rate of the fullest filter, fill^k. */
+    /**
+     * The estimated false-positive rate of the fullest filter: fill^k for dedup and count; for a
+     * screen's filter file, the layout's model over the file's own pages ({@link
+     * io.bloomstream.filter.BloomFilter#currentFpp()}).
+     */
     public final double fullestFpp;
 
     /** The target rate (of the whole cascade); NaN if unknown. */
