@@ -100,6 +100,8 @@ public final class ScreenCommand implements Callable<Integer> {
             description = "XXH3 seed the filter was built with (build-filter --seed).")
     long seed = Hasher.DEFAULT_SEED;
 
+    @Mixin io.bloomstream.jobs.tools.KeyOptions key;
+
     @Option(names = "--updates", paramLabel = "FILE", description = "Live update commands.")
     String updates;
 
@@ -160,7 +162,7 @@ public final class ScreenCommand implements Callable<Integer> {
                     run,
                     "clean records",
                     io.output,
-                    health(filter),
+                    health(filter, settings.config().hasher()),
                     "records-flagged",
                     "flagged to " + flaggedOutput,
                     "records-missing-field",
@@ -200,6 +202,14 @@ public final class ScreenCommand implements Callable<Integer> {
                         .initialVersion(filterVersion)
                         .seed(seed)
                         .normalization(normalization);
+        long[] k = key.key(spec.commandLine());
+        if (k != null) {
+            if (spec.commandLine().getParseResult().hasMatchedOption("--seed")) {
+                throw new CommandLine.ParameterException(
+                        spec.commandLine(), "--seed is for XXH3 files: a keyed file takes no seed");
+            }
+            config.sipHashKey(k[0], k[1]);
+        }
         if (format == LineParser.Format.TEXT) {
             config.field("line", p -> p.values[0]);
         } else {
@@ -329,13 +339,14 @@ public final class ScreenCommand implements Callable<Integer> {
      * The health of the filter file the screen started with (read again: the tasks' copies are not
      * reachable from here); none if it cannot be read now.
      */
-    static java.util.List<FilterHealth> health(String file) {
+    static java.util.List<FilterHealth> health(String file, Hasher hasher) {
         Path p = new Path(file);
         try {
             var fs = p.getFileSystem();
             long size = fs.getFileStatus(p).getLen();
             try (InputStream in = new java.io.BufferedInputStream(fs.open(p), 1 << 16)) {
-                var f = FilterCodec.readFileStreaming(in, size, null).filter();
+                Hasher keyed = hasher.strategy().isKeyed() ? hasher : null;
+                var f = FilterCodec.readFileStreaming(in, size, keyed).filter();
                 return java.util.List.of(FilterHealth.screen(file, f, size));
             }
         } catch (IOException | RuntimeException e) {

@@ -140,6 +140,8 @@ public final class BuildFilterCommand implements Callable<Integer> {
     @Option(names = "--seed", paramLabel = "S", description = "XXH3 seed (default the library's).")
     long seed = Hasher.DEFAULT_SEED;
 
+    @CommandLine.Mixin KeyOptions key;
+
     @Option(names = "--json", description = "One JSON object instead of text.")
     boolean json;
 
@@ -156,6 +158,14 @@ public final class BuildFilterCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(
                     spec.commandLine(), "--output " + output + ": " + unwritable);
         }
+        Hasher hasher = key.hasher(spec.commandLine());
+        if (hasher == null) {
+            hasher = Hasher.xxh3(seed);
+        } else if (spec.commandLine().getParseResult().hasMatchedOption("--seed")) {
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(), "--seed is for XXH3 files: a keyed file takes no seed");
+        }
+        Hasher chosenHasher = hasher;
         long[] counts = {0, 0}; // usable, skipped
         FilterSpec filterSpec;
         if (shape.explicit != null) {
@@ -178,7 +188,7 @@ public final class BuildFilterCommand implements Callable<Integer> {
                                             .bits(shape.explicit.bits)
                                             .hashes(shape.explicit.hashes)
                                             .pageBits(chosen)
-                                            .hasher(Hasher.xxh3(seed))
+                                            .hasher(chosenHasher)
                                             .build());
         } else {
             long n;
@@ -195,7 +205,7 @@ public final class BuildFilterCommand implements Callable<Integer> {
                                             .expectedItems(n)
                                             .fpp(shape.target.fpp)
                                             .pageBits(pageBits)
-                                            .hasher(Hasher.xxh3(seed))
+                                            .hasher(chosenHasher)
                                             .build());
         }
         MembershipFilter filter =

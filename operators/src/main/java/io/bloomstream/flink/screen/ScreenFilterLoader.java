@@ -263,6 +263,16 @@ public final class ScreenFilterLoader {
         if (e instanceof BadFilterFileException b) {
             return b;
         }
+        if (e instanceof FilterFormatException f
+                && f.field().equals("strategy")
+                && f.getMessage().contains("keyed")) {
+            return new BadFilterFileException(
+                    path,
+                    "it is a keyed (SipHash-2-4) filter file: screen it with its key"
+                            + " (ScreenConfig.sipHashKey; screen --key-file or --key-env)",
+                    true,
+                    null);
+        }
         if (e instanceof FilterFormatException f) {
             return new BadFilterFileException(
                     path,

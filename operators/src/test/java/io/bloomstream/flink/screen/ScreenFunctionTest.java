@@ -318,7 +318,7 @@ public class ScreenFunctionTest {
                         Normalization.EMAIL,
                         Hasher.sipHash24(1, 2),
                         "spammer@bad.example"),
-                "SIPHASH_2_4");
+                "a keyed (SipHash-2-4) filter file: screen it with its key");
         assertStartFails(
                 writeFilter(
                         tmp.resolve("lower.bloom"),
