@@ -47,8 +47,10 @@ import picocli.CommandLine.Option;
             "Checks each record against a filter file built by build-filter: clean records to"
                     + " --output, flagged ones (with the field that matched) to --flagged-output,"
                     + " records missing a field or unparsable to OUTPUT/_rejected.",
-            "Live updates (add ENTRY | remove ENTRY | load VERSION PATH, one a line) come from"
-                    + " --updates FILE or, with Kafka, --control-topic."
+            "Update commands (add ENTRY | remove ENTRY | load VERSION PATH, one a line) come"
+                    + " from --updates FILE or, with Kafka, --control-topic. --updates FILE is read"
+                    + " once, when the job starts, and never followed: lines added to it later are"
+                    + " not seen; only --control-topic is live."
         })
 public final class ScreenCommand implements Callable<Integer> {
 
@@ -102,7 +104,10 @@ public final class ScreenCommand implements Callable<Integer> {
 
     @Mixin io.bloomstream.jobs.tools.KeyOptions key;
 
-    @Option(names = "--updates", paramLabel = "FILE", description = "Live update commands.")
+    @Option(
+            names = "--updates",
+            paramLabel = "FILE",
+            description = "Update commands, read once when the job starts (not followed).")
     String updates;
 
     @Option(names = "--control-topic", paramLabel = "TOPIC", description = "Kafka: commands.")
@@ -146,6 +151,11 @@ public final class ScreenCommand implements Callable<Integer> {
         if (format == LineParser.Format.TEXT && !fields.isEmpty()) {
             throw new CommandLine.ParameterException(
                     spec.commandLine(), "--field needs --format json");
+        }
+        String warning = updatesWarning(io.kafka(), updates);
+        if (warning != null) {
+            spec.commandLine().getErr().println("warning: " + warning);
+            spec.commandLine().getErr().flush();
         }
         StreamExecutionEnvironment env = io.environment();
         Settings settings = settings();
@@ -276,6 +286,21 @@ public final class ScreenCommand implements Callable<Integer> {
                 .name("flagged")
                 .uid(io.fileSinkUid("flagged", flaggedOutput));
         io.writeRejected(out.rejected());
+    }
+
+    /**
+     * What a run that reads a stream should know about {@code --updates}, or null: its file is read
+     * once, when the job starts, since Flink's file source reads a file once and cannot follow one
+     * that grows; a stream's live updates come from {@code --control-topic}.
+     */
+    static String updatesWarning(boolean kafka, String updates) {
+        if (!kafka || updates == null) {
+            return null;
+        }
+        return "--updates "
+                + updates
+                + " is read once, when the job starts, and never followed; for live updates,"
+                + " use --control-topic";
     }
 
     /** The update lines of --control-topic or --updates, else null. */
