@@ -114,8 +114,10 @@ public class MightContainScalarFunction extends ScalarFunction {
             last = loaded;
             return loaded;
         } catch (ScreenFilterLoader.BadFilterFileException e) {
+            // No cause: the message says it all, and a client shows the root cause's message,
+            // which would otherwise be the screen's wording rather than the function's.
             throw new IllegalArgumentException(
-                    NAME + ": cannot use filter file " + path + ": " + e.problem(), e);
+                    NAME + ": cannot use filter file " + path + ": " + e.problem());
         }
     }
 
