@@ -19,8 +19,9 @@ public final class FilterHealth {
     public final double fullestFill;
 
     /**
-     * The estimated false-positive rate of the fullest filter: fill^k for dedup and count; for a
-     * screen's filter file, the layout's model over the file's own pages ({@link
+     * The estimated false-positive rate of the fullest filter: for dedup, the stage's layout model
+     * at its items ({@code bloomEstimatedFpp}); for count, fill^k; for a screen's filter file, the
+     * layout's model over the file's own pages ({@link
      * io.bloomstream.filter.BloomFilter#currentFpp()}).
      */
     public final double fullestFpp;
