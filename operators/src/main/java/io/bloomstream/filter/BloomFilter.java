@@ -309,12 +309,30 @@ public final class BloomFilter implements MembershipFilter {
     }
 
     /**
-     * The false-positive rate now, from the fill: the probability that k positions in a page are
-     * all set, estimated as the fill ratio to the power k (exact for the classic layout, a close
-     * lower estimate for pages).
+     * The false-positive rate now, from the bits set: the probability that the k positions of an
+     * item never added are all set. In the classic layout it is the fill ratio to the power k. In a
+     * paged layout it is the mean over pages of each page's own chance ({@link
+     * Sizing.PagedModel#hitGivenSet}, the layout's model of {@link #expectedFpp()} applied to the
+     * page's real bits): pages hold unequal loads, so the fill ratio to the power k would be too
+     * low (about 27% at 0.1% in 1024-bit pages). It costs one pass over the allocated pages.
      */
     public double currentFpp() {
-        return Math.pow(fillRatio(), spec.hashes());
+        if (spec.isClassic() || spec.pages() == 1) {
+            return Math.pow(fillRatio(), spec.hashes());
+        }
+        Sizing.PagedModel model = new Sizing.PagedModel(spec.pageBits(), spec.hashes());
+        long pageWords = spec.pageWords(1);
+        double sum = 0;
+        for (long p = words.nextNonEmptyPage(0, pageWords);
+                p >= 0;
+                p = words.nextNonEmptyPage(p + 1, pageWords)) {
+            int set = 0;
+            for (long i = p * pageWords, end = i + pageWords; i < end; i++) {
+                set += Long.bitCount(words.get(i));
+            }
+            sum += model.hitGivenSet(set);
+        }
+        return sum / spec.pages();
     }
 
     /** The theoretical rate at {@link #itemsAdded()} items under the layout's model. */

@@ -66,6 +66,41 @@ final class BoundedInput {
         return data.readDouble();
     }
 
+    /**
+     * After a field was refused while the checksum was still unchecked: reads the rest of the input
+     * through the checksum and returns the mismatch to report instead, or null if the checksum
+     * holds (the refused field is then the writer's, not damage) or cannot be checked (the input
+     * ends early). Costs one pass over the rest and no allocation beyond a small buffer.
+     */
+    FilterFormatException checksumMismatchOfTheRest() throws IOException {
+        if (crc == null || remaining < 0) {
+            return null;
+        }
+        while (remaining > 0) {
+            long skipped = data.skip(remaining); // CheckedInputStream reads what it skips
+            if (skipped <= 0) {
+                return null;
+            }
+            remaining -= skipped;
+        }
+        int expected = (int) crc.getValue();
+        int found;
+        try {
+            found = new DataInputStream(raw).readInt();
+        } catch (EOFException e) {
+            return null;
+        }
+        return found == expected ? null : mismatch(found, expected);
+    }
+
+    private static FilterFormatException mismatch(int found, int expected) {
+        return new FilterFormatException(
+                "crc32c",
+                String.format(
+                        "checksum mismatch (stored %08x, computed %08x): the data is corrupt",
+                        found, expected));
+    }
+
     /** Checks that nothing is left but the trailer, and that the trailer matches; returns it. */
     int finish() throws IOException {
         if (remaining != 0) {
@@ -83,12 +118,7 @@ final class BoundedInput {
             throw new FilterFormatException("crc32c", "missing checksum");
         }
         if (found != expected) {
-            throw new FilterFormatException(
-                    "crc32c",
-                    String.format(
-                            "checksum mismatch (stored %08x, computed %08x): the data is"
-                                    + " corrupt",
-                            found, expected));
+            throw mismatch(found, expected);
         }
         return found;
     }

@@ -126,6 +126,16 @@ public final class FilterCodec {
         return FilterDecoder.readFile(in, length, keyedHasher);
     }
 
+    /**
+     * Reads one filter of exactly {@code length} bytes from {@code in} (not closed) as it streams,
+     * without a copy of the input in memory (the screen's and {@code BLOOM_MIGHT_CONTAIN}'s path),
+     * so the CRC32C is checked at the end: a field refused before then is reported as the checksum
+     * mismatch (field {@code crc32c}) when the rest of the input does not match its checksum, so
+     * damage reads as damage, not as the field it hit.
+     *
+     * @throws FilterFormatException if the bytes are not a valid filter
+     * @throws IOException if reading fails
+     */
     public static FilterFile readFileStreaming(InputStream in, long length, Hasher keyedHasher)
             throws IOException {
         return FilterDecoder.readStreaming(in, length, keyedHasher);

@@ -107,10 +107,21 @@ final class FilterDecoder {
     private static FilterFile readStream(
             InputStream in, long length, Hasher keyedHasher, Integer verifiedCrc)
             throws IOException {
+        BoundedInput r = new BoundedInput(in, length, verifiedCrc);
         try {
-            return parse(new BoundedInput(in, length, verifiedCrc), keyedHasher);
+            return parse(r, keyedHasher);
         } catch (EOFException e) {
             throw new FilterFormatException("length", "unexpected end of input");
+        } catch (FilterFormatException e) {
+            // Parsed before its checksum was checked: damage must read as damage, not as the
+            // field it hit, so the rest is read through the checksum first.
+            if (!e.field().equals("magic") && !e.field().equals("crc32c")) {
+                FilterFormatException mismatch = r.checksumMismatchOfTheRest();
+                if (mismatch != null) {
+                    throw mismatch;
+                }
+            }
+            throw e;
         }
     }
 

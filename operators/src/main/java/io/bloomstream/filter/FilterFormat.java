@@ -23,19 +23,22 @@ package io.bloomstream.filter;
  * words for bloom, {@code ceil(m/16)} for counting, 8 bytes each), or 1 for sparse then an int
  * count of non-empty pages and, for each in increasing order, its int index and its words. Body of
  * a scalable filter: initialCapacity (8), fpp (8, IEEE double), growth (4), tightening (8), stage
- * count (4), then each stage as bits (8), hashes (4), itemsAdded (8) and a bloom body. Body of a
- * page: its words.
+ * count (4), then each stage as bits (8), hashes (4), pageBits (4), itemsAdded (8) and a bloom
+ * body. Body of a page: its words.
  *
- * <p>Decoding checks the magic and the CRC32C before it interprets any other field (inputs of 2 GiB
- * and more, parsed as they stream, check the CRC at the end), checks every field before it
- * allocates anything, and never allocates more than the declared input length can hold: a dense
- * body's words are in the input, and a sparse body's pages are held as pages of their own ({@link
- * PagedWords}), not as the 1 MiB chunks of a filter built by adds, so what a filter of any type and
- * body costs to decode and to hold is a small multiple of its length (at most 16 times, plus a few
- * KiB of fixed objects), however large the filter it declares. Any defect raises {@link
- * FilterFormatException}. The format version and type ids never change meaning; a test locks them
- * with golden files. {@link FilterCodec} is the public entry point; {@link FilterEncoder}, {@link
- * FilterDecoder}, {@link FilterHeader} and {@link BoundedInput} implement it.
+ * <p>Decoding checks the magic and the CRC32C before it interprets any other field (inputs parsed
+ * as they stream, as the screen and {@code BLOOM_MIGHT_CONTAIN} read files and {@link
+ * FilterCodec#readFile} reads inputs of 2 GiB and more, check the CRC at the end; a field refused
+ * before then is reported as the checksum mismatch when the rest of the input does not match its
+ * CRC, so damage always reads as field {@code crc32c}), checks every field before it allocates
+ * anything, and never allocates more than the declared input length can hold: a dense body's words
+ * are in the input, and a sparse body's pages are held as pages of their own ({@link PagedWords}),
+ * not as the 1 MiB chunks of a filter built by adds, so what a filter of any type and body costs to
+ * decode and to hold is a small multiple of its length (at most 16 times, plus a few KiB of fixed
+ * objects), however large the filter it declares. Any defect raises {@link FilterFormatException}.
+ * The format version and type ids never change meaning; a test locks them with golden files. {@link
+ * FilterCodec} is the public entry point; {@link FilterEncoder}, {@link FilterDecoder}, {@link
+ * FilterHeader} and {@link BoundedInput} implement it.
  */
 final class FilterFormat {
 

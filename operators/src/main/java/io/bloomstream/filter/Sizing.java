@@ -394,6 +394,23 @@ public final class Sizing {
             return sum / norm;
         }
 
+        /**
+         * The probability that a probe of k positions in a page with {@code set} of its B cells set
+         * finds all of them set: the sum over j of P(D = j) times the chance that j distinct cells
+         * all fall among the set ones, (set)_j / (B)_j in falling factorials. It reads a page's
+         * real bits where {@link #hit} models its load; the mean over pages is the rate of a filter
+         * as it is (the fill ratio to the power k is lower: it treats unequal pages as equal).
+         */
+        double hitGivenSet(int set) {
+            double total = 0;
+            double allSet = 1;
+            for (int j = 1; j <= hashes && j <= set; j++) {
+                allSet *= (double) (set - j + 1) / (pageBits - j + 1);
+                total += distinctProbeCells[j] * allSet;
+            }
+            return Math.min(1, total);
+        }
+
         /** g(k i): the probability that a probe finds all its cells set in a page of i items. */
         double hit(long items) {
             if (items >= Integer.MAX_VALUE / Math.max(1, hashes)) {

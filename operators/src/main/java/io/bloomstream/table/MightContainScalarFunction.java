@@ -28,12 +28,15 @@ import org.apache.flink.table.types.inference.TypeStrategies;
  * <p>{@code filter} is BYTES in the library's binary format (from {@link BuildFilterAggFunction
  * BLOOM_BUILD}, {@link UnionAggFunction BLOOM_UNION} or a file's contents; decoded once and kept
  * while rows pass the same bytes), or a STRING path of a file written by {@code build-filter}, on
- * any Flink file system ({@code file://}, {@code s3://}, ...). A file is loaded once per task and
- * cached for the job's life (tasks of one TaskManager share one copy), with the screen's checks:
- * format, version, checksum, not a directory, readable; replacing the file does not reload it
- * (restart the job). A bad file or bad bytes fail the query with a message naming the file or
- * argument and the problem, never an answer. Bloom, counting and scalable filters are all accepted;
- * keyed (SipHash) filters are not (SQL has no key).
+ * any Flink file system ({@code file://}, {@code s3://}, ...). The path must be a string literal,
+ * checked when the query is planned: the TaskManagers open it with their credentials, so rows must
+ * not choose it. A file is loaded once per task and cached, by its normalized path, for the job's
+ * life (tasks of one TaskManager share one copy; at most {@value #MAX_FILES} files a call), with
+ * the screen's checks: format, version, checksum, not a directory, readable; replacing the file
+ * does not reload it (restart the job). A bad file or bad bytes fail the query with a message
+ * naming the file or argument and the problem, never an answer; a file's bytes and size are never
+ * quoted. Bloom, counting and scalable filters are all accepted; keyed (SipHash) filters are not
+ * (SQL has no key).
  *
  * <p>{@code value} is hashed by type, as the filter was built: a STRING as UTF-8, an integer as its
  * 64-bit value, BYTES as they are. {@code build-filter} files hold text lines: probe them with a
@@ -53,8 +56,13 @@ public class MightContainScalarFunction extends ScalarFunction {
     /** The SQL name. */
     public static final String NAME = "BLOOM_MIGHT_CONTAIN";
 
+    /** The most filter files one call of the function reads (a literal path: one). */
+    static final int MAX_FILES = 8;
+
     private transient FilterValues filters;
-    private transient Map<String, ScreenFilterLoader.Loaded> files;
+    private transient Map<String, ScreenFilterLoader.Loaded> files; // by normalized path
+    private transient String lastPath; // as the rows spell it
+    private transient ScreenFilterLoader.Loaded last;
 
     /** Whether {@code value} might be in {@code filter} (BYTES, or the path of a filter file). */
     public Boolean eval(Object filter, Object value) {
@@ -71,21 +79,46 @@ public class MightContainScalarFunction extends ScalarFunction {
         return filters.get((byte[]) filter).mightContain(value);
     }
 
+    /**
+     * The file of {@code path}, loaded once per normalized path ({@link
+     * ScreenFilterLoader#normalizedPath}: {@code /a/./b}, {@code /a//b} and {@code file:///a/b} are
+     * one file), at most {@link #MAX_FILES} of them. The path is a literal, so every row passes the
+     * same string: it is normalized once.
+     */
     private ScreenFilterLoader.Loaded file(String path) {
+        if (path.equals(lastPath)) {
+            return last;
+        }
         if (files == null) {
             files = new HashMap<>();
         }
-        ScreenFilterLoader.Loaded loaded = files.get(path);
-        if (loaded == null) {
-            try {
+        try {
+            String key = ScreenFilterLoader.normalizedPath(path);
+            ScreenFilterLoader.Loaded loaded = files.get(key);
+            if (loaded == null) {
+                if (files.size() >= MAX_FILES) {
+                    throw new IllegalArgumentException(
+                            NAME
+                                    + ": cannot use filter file "
+                                    + path
+                                    + ": a call reads at most "
+                                    + MAX_FILES
+                                    + " filter files, and this would be one more than "
+                                    + MAX_FILES
+                                    + " filter files (the path must be a literal)");
+                }
                 loaded = ScreenFilterLoader.loadAsRecorded(path);
-            } catch (ScreenFilterLoader.BadFilterFileException e) {
-                throw new IllegalArgumentException(
-                        NAME + ": cannot use filter file " + path + ": " + e.problem(), e);
+                files.put(key, loaded);
             }
-            files.put(path, loaded);
+            lastPath = path;
+            last = loaded;
+            return loaded;
+        } catch (ScreenFilterLoader.BadFilterFileException e) {
+            // No cause: the message says it all, and a client shows the root cause's message,
+            // which would otherwise be the screen's wording rather than the function's.
+            throw new IllegalArgumentException(
+                    NAME + ": cannot use filter file " + path + ": " + e.problem());
         }
-        return loaded;
     }
 
     /**
@@ -103,6 +136,8 @@ public class MightContainScalarFunction extends ScalarFunction {
             files.values().forEach(ScreenFilterLoader.Loaded::release);
             files = null;
         }
+        lastPath = null;
+        last = null;
     }
 
     @Override

@@ -97,6 +97,35 @@ class FilterCodecCorruptionTest {
                 .isEqualTo("length");
     }
 
+    /**
+     * A corrupt file read as it streams (the screen's and {@code BLOOM_MIGHT_CONTAIN}'s path) is
+     * reported as a checksum mismatch, not as the field the damage happened to hit ("hashes out of
+     * range"), which would send a user looking for a writer's bug (issue 29, item 20).
+     */
+    @Test
+    void streamingDecodeReportsAChecksumMismatchRatherThanTheFieldItHit() {
+        int checked = 0;
+        for (byte[] good : samples()) {
+            // version, type, strategy, bits, hashes, pageBits, itemsAdded, the body's encoding
+            for (int offset : new int[] {4, 5, 6, 16, 24, 28, 32, 40}) {
+                byte[] bad = good.clone();
+                bad[offset] ^= (byte) 0x7E;
+                assertThatThrownBy(
+                                () ->
+                                        FilterDecoder.readStreaming(
+                                                new java.io.ByteArrayInputStream(bad),
+                                                bad.length,
+                                                null))
+                        .as("byte %d of a %d-byte file", offset, bad.length)
+                        .isInstanceOf(FilterFormatException.class)
+                        .extracting(e -> ((FilterFormatException) e).field())
+                        .isEqualTo("crc32c");
+                checked++;
+            }
+        }
+        assertThat(checked).isEqualTo(8 * samples().length);
+    }
+
     @Test
     void appendedGarbageIsRejected() {
         for (byte[] full : samples()) {

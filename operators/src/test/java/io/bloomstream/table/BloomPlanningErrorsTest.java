@@ -61,6 +61,12 @@ class BloomPlanningErrorsTest {
                 "BLOOM_UNION(`user`) => BLOOM_UNION: argument 'filter' must be BYTES",
                 "BLOOM_ESTIMATE(ts) => BLOOM_ESTIMATE: argument 'filter' must be BYTES",
                 "BLOOM_MIGHT_CONTAIN(ts, `user`) => BLOOM_MIGHT_CONTAIN: argument 'filter' must be",
+                "BLOOM_MIGHT_CONTAIN(`user`, `user`)"
+                        + " => BLOOM_MIGHT_CONTAIN: argument 'filter', a path, must be a string"
+                        + " literal",
+                "BLOOM_MIGHT_CONTAIN(CONCAT('/lists/', `user`), `user`)"
+                        + " => BLOOM_MIGHT_CONTAIN: argument 'filter', a path, must be a string"
+                        + " literal",
                 "BLOOM_MIGHT_CONTAIN('f.bloom', ts > 0)"
                         + " => BLOOM_MIGHT_CONTAIN: argument 'value' must be"
             })

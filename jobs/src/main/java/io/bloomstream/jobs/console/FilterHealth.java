@@ -18,7 +18,12 @@ public final class FilterHealth {
     /** The fill ratio of the fullest filter: expected ones for dedup, counted bits otherwise. */
     public final double fullestFill;
 
-    /** The estimated false-positive rate of the fullest filter, fill^k. */
+    /**
+     * The estimated false-positive rate of the fullest filter: for dedup, the stage's layout model
+     * at its items ({@code bloomEstimatedFpp}); for count, fill^k; for a screen's filter file, the
+     * layout's model over the file's own pages ({@link
+     * io.bloomstream.filter.BloomFilter#currentFpp()}).
+     */
     public final double fullestFpp;
 
     /** The target rate (of the whole cascade); NaN if unknown. */

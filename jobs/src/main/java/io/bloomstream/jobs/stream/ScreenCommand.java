@@ -47,8 +47,10 @@ import picocli.CommandLine.Option;
             "Checks each record against a filter file built by build-filter: clean records to"
                     + " --output, flagged ones (with the field that matched) to --flagged-output,"
                     + " records missing a field or unparsable to OUTPUT/_rejected.",
-            "Live updates (add ENTRY | remove ENTRY | load VERSION PATH, one a line) come from"
-                    + " --updates FILE or, with Kafka, --control-topic."
+            "Update commands (add ENTRY | remove ENTRY | load VERSION PATH, one a line) come"
+                    + " from --updates FILE or, with Kafka, --control-topic. --updates FILE is read"
+                    + " once, when the job starts, and never followed: lines added to it later are"
+                    + " not seen; only --control-topic is live."
         })
 public final class ScreenCommand implements Callable<Integer> {
 
@@ -100,7 +102,12 @@ public final class ScreenCommand implements Callable<Integer> {
             description = "XXH3 seed the filter was built with (build-filter --seed).")
     long seed = Hasher.DEFAULT_SEED;
 
-    @Option(names = "--updates", paramLabel = "FILE", description = "Live update commands.")
+    @Mixin io.bloomstream.jobs.tools.KeyOptions key;
+
+    @Option(
+            names = "--updates",
+            paramLabel = "FILE",
+            description = "Update commands, read once when the job starts (not followed).")
     String updates;
 
     @Option(names = "--control-topic", paramLabel = "TOPIC", description = "Kafka: commands.")
@@ -145,6 +152,11 @@ public final class ScreenCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(
                     spec.commandLine(), "--field needs --format json");
         }
+        String warning = updatesWarning(io.kafka(), updates);
+        if (warning != null) {
+            spec.commandLine().getErr().println("warning: " + warning);
+            spec.commandLine().getErr().flush();
+        }
         StreamExecutionEnvironment env = io.environment();
         Settings settings = settings();
         write(pipeline(io.source(env, "input"), updateLines(env), settings));
@@ -160,7 +172,7 @@ public final class ScreenCommand implements Callable<Integer> {
                     run,
                     "clean records",
                     io.output,
-                    health(filter),
+                    health(filter, settings.config().hasher()),
                     "records-flagged",
                     "flagged to " + flaggedOutput,
                     "records-missing-field",
@@ -200,6 +212,14 @@ public final class ScreenCommand implements Callable<Integer> {
                         .initialVersion(filterVersion)
                         .seed(seed)
                         .normalization(normalization);
+        long[] k = key.key(spec.commandLine());
+        if (k != null) {
+            if (spec.commandLine().getParseResult().hasMatchedOption("--seed")) {
+                throw new CommandLine.ParameterException(
+                        spec.commandLine(), "--seed is for XXH3 files: a keyed file takes no seed");
+            }
+            config.sipHashKey(k[0], k[1]);
+        }
         if (format == LineParser.Format.TEXT) {
             config.field("line", p -> p.values[0]);
         } else {
@@ -268,6 +288,21 @@ public final class ScreenCommand implements Callable<Integer> {
         io.writeRejected(out.rejected());
     }
 
+    /**
+     * What a run that reads a stream should know about {@code --updates}, or null: its file is read
+     * once, when the job starts, since Flink's file source reads a file once and cannot follow one
+     * that grows; a stream's live updates come from {@code --control-topic}.
+     */
+    static String updatesWarning(boolean kafka, String updates) {
+        if (!kafka || updates == null) {
+            return null;
+        }
+        return "--updates "
+                + updates
+                + " is read once, when the job starts, and never followed; for live updates,"
+                + " use --control-topic";
+    }
+
     /** The update lines of --control-topic or --updates, else null. */
     DataStream<String> updateLines(StreamExecutionEnvironment env) {
         if (controlTopic != null) {
@@ -331,13 +366,14 @@ public final class ScreenCommand implements Callable<Integer> {
      * The health of the filter file the screen started with (read again: the tasks' copies are not
      * reachable from here); none if it cannot be read now.
      */
-    static java.util.List<FilterHealth> health(String file) {
+    static java.util.List<FilterHealth> health(String file, Hasher hasher) {
         Path p = new Path(file);
         try {
             var fs = p.getFileSystem();
             long size = fs.getFileStatus(p).getLen();
             try (InputStream in = new java.io.BufferedInputStream(fs.open(p), 1 << 16)) {
-                var f = FilterCodec.readFileStreaming(in, size, null).filter();
+                Hasher keyed = hasher.strategy().isKeyed() ? hasher : null;
+                var f = FilterCodec.readFileStreaming(in, size, keyed).filter();
                 return java.util.List.of(FilterHealth.screen(file, f, size));
             }
         } catch (IOException | RuntimeException e) {

@@ -145,6 +145,8 @@ public final class BuildFilterCommand implements Callable<Integer> {
     @Option(names = "--seed", paramLabel = "S", description = "XXH3 seed (default the library's).")
     long seed = Hasher.DEFAULT_SEED;
 
+    @CommandLine.Mixin KeyOptions key;
+
     @Option(names = "--json", description = "One JSON object instead of text.")
     boolean json;
 
@@ -193,6 +195,14 @@ public final class BuildFilterCommand implements Callable<Integer> {
 
     private int build(Normalization normalization, int cap, Path parent, TempFiles temp)
             throws IOException {
+        Hasher hasher = key.hasher(spec.commandLine());
+        if (hasher == null) {
+            hasher = Hasher.xxh3(seed);
+        } else if (spec.commandLine().getParseResult().hasMatchedOption("--seed")) {
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(), "--seed is for XXH3 files: a keyed file takes no seed");
+        }
+        Hasher chosenHasher = hasher;
         boolean sizeFromList =
                 shape.explicit != null
                         ? pageBits == FilterSpec.AUTO_PAGE_BITS
@@ -240,7 +250,7 @@ public final class BuildFilterCommand implements Callable<Integer> {
                                             .bits(shape.explicit.bits)
                                             .hashes(shape.explicit.hashes)
                                             .pageBits(page)
-                                            .hasher(Hasher.xxh3(seed))
+                                            .hasher(chosenHasher)
                                             .build());
         } else {
             long items = shape.target.expectedItems != null ? shape.target.expectedItems : n;
@@ -251,7 +261,7 @@ public final class BuildFilterCommand implements Callable<Integer> {
                                             .expectedItems(items)
                                             .fpp(shape.target.fpp)
                                             .pageBits(pageBits)
-                                            .hasher(Hasher.xxh3(seed))
+                                            .hasher(chosenHasher)
                                             .build());
         }
         MembershipFilter filter =

@@ -36,12 +36,14 @@ public final class InspectCommand implements Callable<Integer> {
     @Option(names = "--filter", required = true, paramLabel = "FILTER", description = "Filter.")
     Path filter;
 
+    @CommandLine.Mixin KeyOptions key;
+
     @Option(names = "--json", description = "One JSON object instead of text.")
     boolean json;
 
     @Override
     public Integer call() throws IOException {
-        FilterFile file = FilterFiles.read(filter);
+        FilterFile file = FilterFiles.read(filter, key.hasher(spec.commandLine()));
         MembershipFilter f = file.filter();
         Map<String, Object> info = new LinkedHashMap<>();
         info.put("file", filter.toString());

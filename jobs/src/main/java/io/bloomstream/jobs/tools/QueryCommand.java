@@ -38,6 +38,8 @@ public final class QueryCommand implements Callable<Integer> {
     @Option(names = "--filter", required = true, paramLabel = "FILTER", description = "Filter.")
     Path filter;
 
+    @CommandLine.Mixin KeyOptions key;
+
     @Option(names = "--input", required = true, paramLabel = "FILE", description = "Lines.")
     Path input;
 
@@ -57,7 +59,7 @@ public final class QueryCommand implements Callable<Integer> {
                     spec.commandLine(),
                     "--json prints the summary on stdout: give --output for the lines");
         }
-        FilterFile file = FilterFiles.read(filter);
+        FilterFile file = FilterFiles.read(filter, key.hasher(spec.commandLine()));
         String unreadable = FileErrors.unreadable(input);
         if (unreadable != null) {
             throw new CommandLine.ParameterException(

@@ -42,6 +42,26 @@ class CommandChecksTest {
         }
     }
 
+    /**
+     * {@code --updates FILE} is read once, when the job starts (Flink's file source cannot follow a
+     * file as it grows): the help says so, and a Kafka run, the one that could expect live updates,
+     * is told to use {@code --control-topic} (issue 29, item 16).
+     */
+    @Test
+    void screenSaysTheUpdatesFileIsReadOnceAndOnlyTheControlTopicIsLive() {
+        Cli cli = new Cli();
+        assertThat(cli.run("screen", "--help")).isZero();
+        String help = cli.out.toString().replaceAll("\\s+", " ");
+        assertThat(help)
+                .contains("--updates FILE is read once, when the job starts")
+                .contains("only --control-topic is live");
+        assertThat(ScreenCommand.updatesWarning(true, "cmds.txt"))
+                .contains("--updates cmds.txt is read once, when the job starts")
+                .contains("use --control-topic");
+        assertThat(ScreenCommand.updatesWarning(false, "cmds.txt")).isNull();
+        assertThat(ScreenCommand.updatesWarning(true, null)).isNull();
+    }
+
     @Test
     void overlapTellsSeparateDirectoriesFromMixedOnes() {
         assertThat(Commands.overlap("/a/clean", "/a/flagged")).isNull();

@@ -1,5 +1,7 @@
 package io.bloomstream.flink.dedup;
 
+import io.bloomstream.filter.FilterSpec;
+import io.bloomstream.filter.Sizing;
 import org.apache.flink.annotation.PublicEvolving;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.Gauge;
@@ -40,8 +42,9 @@ public final class DedupMetrics {
     public static final String WORST_FILL_RATIO = "bloomWorstFillRatio";
 
     /**
-     * Gauge: the estimated false-positive rate of the fullest stage touched since the last read, (1
-     * - e^(-kn/m))^k.
+     * Gauge: the estimated false-positive rate of the fullest stage touched since the last read, at
+     * its items under its layout's model ({@code FilterSpec.expectedFpp}: the paged model for paged
+     * stages, (1 - e^(-kn/m))^k for classic ones).
      */
     public static final String ESTIMATED_FPP = "bloomEstimatedFpp";
 
@@ -71,6 +74,9 @@ public final class DedupMetrics {
     // the lock only (by observe, and by the gauges' resets).
     private volatile double worstLoad = -1;
     private int worstHashes;
+    private long worstItems;
+    private long worstBits;
+    private int worstPageBits;
     private volatile int maxStages;
     private volatile long allocatedPages;
 
@@ -88,20 +94,33 @@ public final class DedupMetrics {
         group.gauge(ALLOCATED_PAGES, (Gauge<Long>) () -> allocatedPages);
     }
 
-    /** Notes a stage of {@code bits} bits and {@code hashes} hashes holding {@code items}. */
+    /**
+     * Notes a classic stage of {@code bits} bits and {@code hashes} hashes holding {@code items}.
+     */
     public void observe(long items, long bits, int hashes, int stages) {
+        observe(items, bits, hashes, FilterSpec.CLASSIC, stages);
+    }
+
+    /**
+     * Notes a stage of {@code bits} bits and {@code hashes} hashes in pages of {@code pageBits}
+     * ({@link FilterSpec#CLASSIC} for one) holding {@code items}.
+     */
+    public void observe(long items, long bits, int hashes, int pageBits, int stages) {
         // Most records change neither figure: no lock for them (an uncontended lock still costs a
         // compare-and-swap per record).
         if ((double) items / bits > worstLoad || stages > maxStages) {
-            update(items, bits, hashes, stages);
+            update(items, bits, hashes, pageBits, stages);
         }
     }
 
-    private synchronized void update(long items, long bits, int hashes, int stages) {
+    private synchronized void update(long items, long bits, int hashes, int pageBits, int stages) {
         double load = (double) items / bits;
         if (load > worstLoad) {
             worstLoad = load;
             worstHashes = hashes;
+            worstItems = items;
+            worstBits = bits;
+            worstPageBits = pageBits;
         }
         if (stages > maxStages) {
             maxStages = stages;
@@ -113,7 +132,14 @@ public final class DedupMetrics {
     }
 
     private synchronized double takeWorstFpp() {
-        double v = worstLoad < 0 ? 0 : Math.pow(worstFill(), worstHashes);
+        double v;
+        if (worstLoad < 0) {
+            v = 0;
+        } else if (worstPageBits == FilterSpec.CLASSIC) {
+            v = Math.pow(worstFill(), worstHashes); // (1 - e^(-kn/m))^k
+        } else {
+            v = Sizing.pagedFalsePositiveRate(worstBits, worstHashes, worstItems, worstPageBits);
+        }
         worstLoad = -1;
         return v;
     }

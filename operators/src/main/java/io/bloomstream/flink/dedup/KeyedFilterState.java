@@ -417,7 +417,7 @@ public final class KeyedFilterState {
                 FilterSpec spec = st.spec(keyHasher);
                 long[] words = pageAccess.read(entry, s, i, spec, spec.page(h1));
                 if (words != null && pageAccess.mightContain(spec, words, h1, h2)) {
-                    metrics.observe(st.itemsAdded, st.bits, st.hashes, stagesSeen);
+                    metrics.observe(st.itemsAdded, st.bits, st.hashes, st.pageBits, stagesSeen);
                     if (dirty) {
                         writeMeta(key, meta);
                     }
@@ -472,6 +472,7 @@ public final class KeyedFilterState {
                 current.itemsAdded,
                 current.bits,
                 current.hashes,
+                current.pageBits,
                 Math.max(stagesSeen, stages.size()));
         writeMeta(key, meta, !structural);
         return true;

@@ -137,7 +137,53 @@ public final class ScreenFilterLoader {
      * normalization match a configuration. A keyed filter cannot be loaded this way.
      */
     public static Loaded loadAsRecorded(String path) throws BadFilterFileException {
-        return open(path, 0, null, null);
+        try {
+            return open(path, 0, null, null);
+        } catch (BadFilterFileException e) {
+            if (e.getCause() instanceof FilterFormatException f) {
+                // The caller may not be allowed to read the file: no cause, whose message
+                // quotes the file's bytes (its magic) or its size.
+                throw new BadFilterFileException(path, withoutContents(f), true, null);
+            }
+            throw e;
+        }
+    }
+
+    /** What is wrong with a file, without quoting its bytes or its size. */
+    static String withoutContents(FilterFormatException f) {
+        switch (f.field()) {
+            case "magic":
+                return "it is not a filter file";
+            case "length":
+                return "it is truncated, or not a filter file";
+            case "crc32c":
+                return "not a valid filter file (field crc32c): its checksum does not match, the"
+                        + " file is corrupt or truncated";
+            case "strategy":
+                if (f.getMessage().contains("keyed")) {
+                    return "it is a keyed (SipHash) filter file, which needs its key";
+                }
+                return "not a valid filter file (field strategy): an unknown hash strategy";
+            default:
+                return "not a valid filter file (field "
+                        + f.field()
+                        + "): out of range, or of another version";
+        }
+    }
+
+    /**
+     * The path as Flink's file system qualifies it ({@code /a/./b}, {@code /a//b}, {@code
+     * file:///a/b} are all {@code file:/a/b}): the key of the filters shared in a JVM.
+     *
+     * @throws BadFilterFileException if the path is malformed or has no file system
+     */
+    public static String normalizedPath(String path) throws BadFilterFileException {
+        try {
+            Path p = new Path(path);
+            return p.makeQualified(p.getFileSystem()).toString();
+        } catch (IOException | IllegalArgumentException e) {
+            throw classify(path, e);
+        }
     }
 
     private static Loaded open(String path, long version, String expectedChecksum, Hasher keyed)
@@ -146,9 +192,11 @@ public final class ScreenFilterLoader {
         Path p;
         long length;
         String checksum;
+        String key;
         try {
             p = new Path(path);
             fs = p.getFileSystem();
+            key = p.makeQualified(fs).toString();
             FileStatus status = fs.getFileStatus(p);
             if (status.isDir()) {
                 throw new BadFilterFileException(path, "it is a directory", true, null);
@@ -163,7 +211,7 @@ public final class ScreenFilterLoader {
         }
         SharedFilters.Lease lease;
         try {
-            lease = SharedFilters.acquire(path, checksum, () -> decode(fs, p, length, keyed));
+            lease = SharedFilters.acquire(key, checksum, () -> decode(fs, p, length, keyed));
         } catch (IOException | IllegalArgumentException e) {
             throw classify(path, e);
         }
@@ -214,6 +262,16 @@ public final class ScreenFilterLoader {
     static BadFilterFileException classify(String path, Exception e) {
         if (e instanceof BadFilterFileException b) {
             return b;
+        }
+        if (e instanceof FilterFormatException f
+                && f.field().equals("strategy")
+                && f.getMessage().contains("keyed")) {
+            return new BadFilterFileException(
+                    path,
+                    "it is a keyed (SipHash-2-4) filter file: screen it with its key"
+                            + " (ScreenConfig.sipHashKey; screen --key-file or --key-env)",
+                    true,
+                    null);
         }
         if (e instanceof FilterFormatException f) {
             return new BadFilterFileException(

@@ -7,10 +7,11 @@ import java.util.Map;
 import org.apache.flink.annotation.Internal;
 
 /**
- * The screening filters decoded in this JVM (a TaskManager), one per file path and checksum, shared
- * by the tasks of its slots and counted by reference: the first task to ask decodes the file while
- * the others wait for it, and the last to let go frees it. A filter is never changed after it is
- * decoded; each task reads it through its own {@link io.bloomstream.filter.FilterReader}. The
+ * The screening filters decoded in this JVM (a TaskManager), one per file path (as {@link
+ * ScreenFilterLoader#normalizedPath} qualifies it, so spellings of one path share) and checksum,
+ * shared by the tasks of its slots and counted by reference: the first task to ask decodes the file
+ * while the others wait for it, and the last to let go frees it. A filter is never changed after it
+ * is decoded; each task reads it through its own {@link io.bloomstream.filter.FilterReader}. The
  * overlay of live updates stays per task. (Per class loader: with the library in the job jar, one
  * cache per job and TaskManager.)
  */
@@ -87,8 +88,12 @@ final class SharedFilters {
         }
     }
 
-    /** The number of uses of the filter of {@code path} in this JVM, all checksums (for tests). */
-    static int uses(String path) {
+    /**
+     * The number of uses of the filter of {@code path} (any spelling) in this JVM, all checksums
+     * (for tests).
+     */
+    static int uses(String spelling) throws IOException {
+        String path = ScreenFilterLoader.normalizedPath(spelling);
         synchronized (ENTRIES) {
             int n = 0;
             for (Map.Entry<String, Entry> e : ENTRIES.entrySet()) {

@@ -228,6 +228,9 @@ public final class SqlArguments {
         }
 
         private String checkLiteral(CallContext ctx, int i, Arg arg, LogicalType t) {
+            if (arg.kind() == Kind.FILTER_OR_PATH) {
+                return checkPathIsLiteral(ctx, i, arg, t);
+            }
             if (arg.kind() != Kind.EXPECTED_ITEMS && arg.kind() != Kind.FPP) {
                 return null;
             }
@@ -255,6 +258,22 @@ public final class SqlArguments {
             } catch (IllegalArgumentException e) {
                 return e.getMessage();
             }
+        }
+
+        /**
+         * A path must be a literal: the TaskManagers open it with their credentials, so a path from
+         * row data would let the rows choose which files they read (and each spelling would be
+         * another file to load). A filter from a column comes as BYTES.
+         */
+        private String checkPathIsLiteral(CallContext ctx, int i, Arg arg, LogicalType t) {
+            if (!t.is(LogicalTypeFamily.CHARACTER_STRING) || isLiteralOrUnknown(ctx, i)) {
+                return null;
+            }
+            return function
+                    + ": argument '"
+                    + arg.name()
+                    + "', a path, must be a string literal (the file is chosen when the query is"
+                    + " planned, never by a row); a filter held in a column is passed as BYTES";
         }
 
         @Override
@@ -328,6 +347,18 @@ public final class SqlArguments {
             return ctx.isArgumentLiteral(i) && ctx.isArgumentNull(i);
         } catch (UnsupportedOperationException e) {
             return false;
+        }
+    }
+
+    /**
+     * Whether argument {@code i} is a literal; true when the planner no longer knows (see {@link
+     * #isNullLiteral}): it was checked while the call was validated.
+     */
+    private static boolean isLiteralOrUnknown(CallContext ctx, int i) {
+        try {
+            return ctx.isArgumentLiteral(i);
+        } catch (UnsupportedOperationException e) {
+            return true;
         }
     }
 

@@ -302,6 +302,9 @@ public class ScreenFunctionTest {
         assertStartFails(write("truncated.bloom", truncated), "truncated");
         assertStartFails(write("magic.bloom", magic), "field magic");
         assertStartFails(write("flipped.bloom", flipped), "checksum mismatch");
+        byte[] hashes = good.clone();
+        hashes[27] ^= 0x7F; // the header's k: corrupt, so a checksum mismatch, not "out of range"
+        assertStartFails(write("hashes.bloom", hashes), "checksum mismatch");
         assertStartFails(
                 writeFilter(
                         tmp.resolve("xxh3-seed.bloom"),
@@ -315,7 +318,7 @@ public class ScreenFunctionTest {
                         Normalization.EMAIL,
                         Hasher.sipHash24(1, 2),
                         "spammer@bad.example"),
-                "SIPHASH_2_4");
+                "a keyed (SipHash-2-4) filter file: screen it with its key");
         assertStartFails(
                 writeFilter(
                         tmp.resolve("lower.bloom"),
