@@ -138,13 +138,36 @@ public final class RunOptions {
                 throw JobFailedException.of(e, null);
             }
         }
-        StateDir state = null;
-        if (io.keepsState()) {
+        if (!io.keepsState()) {
+            return runLocally(spec, io, env, name, null, null);
+        }
+        StateDir.Lock lock;
+        StateDir state;
+        try {
+            lock = StateDir.lock(io.stateDir);
+        } catch (StateDir.RefusedException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+        }
+        try (lock) {
             try {
                 state = StateDir.open(io.stateDir, spec.name(), settings);
             } catch (StateDir.RefusedException e) {
                 throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
             }
+            return runLocally(spec, io, env, name, state, lock);
+        }
+    }
+
+    /** A local run; with {@code state}, held by {@code lock}, resumed from it and kept in it. */
+    private Run runLocally(
+            CommandLine.Model.CommandSpec spec,
+            IoOptions io,
+            StreamExecutionEnvironment env,
+            String name,
+            StateDir state,
+            StateDir.Lock lock)
+            throws Exception {
+        if (state != null) {
             Path restore = state.latest().orElse(null);
             env.configure(state.configuration(restore));
             spec.commandLine()
