@@ -46,7 +46,7 @@ public final class RunOptions {
             paramLabel = "FILE",
             description =
                     "Locally: where Flink's log goes (default: a new file under"
-                            + " $BLOOMSTREAM_LOG_DIR, else TMPDIR/bloomstream-logs, named in the"
+                            + " $BLOOMSTREAM_LOG_DIR, else TMPDIR/bloomstream-logs-USER (private), named in the"
                             + " summary).")
     public Path logFile;
 

@@ -92,7 +92,7 @@ public final class SqlCommand implements Callable<Integer> {
             paramLabel = "FILE",
             description =
                     "Locally: where Flink's log goes (default: a new file under"
-                            + " $BLOOMSTREAM_LOG_DIR, else TMPDIR/bloomstream-logs, named when a"
+                            + " $BLOOMSTREAM_LOG_DIR, else TMPDIR/bloomstream-logs-USER (private), named when a"
                             + " statement fails).")
     Path logFile;
 
