@@ -12,6 +12,7 @@ import io.bloomstream.jobs.console.Bytes;
 import io.bloomstream.jobs.console.FileErrors;
 import io.bloomstream.jobs.console.JsonObjects;
 import io.bloomstream.jobs.io.Counts;
+import io.bloomstream.jobs.io.Rates;
 import java.io.BufferedOutputStream;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -81,7 +82,8 @@ public final class BuildFilterCommand implements Callable<Integer> {
                 names = "--fpp",
                 required = true,
                 paramLabel = "P",
-                description = "Target false-positive rate, in (0, 1).")
+                converter = Rates.Converter.class,
+                description = "Target false-positive rate, in (0, 1): 0.01 or 1%.")
         double fpp;
 
         @Option(
