@@ -2,9 +2,11 @@ package io.bloomstream.jobs.console;
 
 import io.bloomstream.jobs.io.InputProgress;
 import io.bloomstream.jobs.io.IoOptions;
+import io.bloomstream.jobs.io.OutputDirs;
 import io.bloomstream.jobs.io.StateDir;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -132,6 +134,7 @@ public final class RunOptions {
                                 + " savepoints do (flink stop --savepointPath DIR, then flink run"
                                 + " -s SAVEPOINT)");
             }
+            refuseNonEmptyOutputs(spec, io, null);
             try {
                 return new Run(env.execute(name), null, null);
             } catch (Exception e) {
@@ -139,6 +142,7 @@ public final class RunOptions {
             }
         }
         if (!io.keepsState()) {
+            refuseNonEmptyOutputs(spec, io, null);
             return runLocally(spec, io, env, name, null, null);
         }
         StateDir.Lock lock;
@@ -154,7 +158,24 @@ public final class RunOptions {
             } catch (StateDir.RefusedException e) {
                 throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
             }
+            refuseNonEmptyOutputs(spec, io, state);
+            state.recordOutputs(List.copyOf(io.fileOutputs().values()));
             return runLocally(spec, io, env, name, state, lock);
+        }
+    }
+
+    /**
+     * Refuses a file output directory that holds files of an earlier run, unless {@code --append}
+     * or {@code state} wrote it ({@link OutputDirs}).
+     */
+    private static void refuseNonEmptyOutputs(
+            CommandLine.Model.CommandSpec spec, IoOptions io, StateDir state) throws Exception {
+        for (Map.Entry<String, String> output : io.fileOutputs().entrySet()) {
+            String refusal =
+                    OutputDirs.refusal(output.getKey(), output.getValue(), io.append, state);
+            if (refusal != null) {
+                throw new CommandLine.ParameterException(spec.commandLine(), refusal);
+            }
         }
     }
 

@@ -85,6 +85,28 @@ public final class IoOptions {
                             + " or other settings (named). Delete DIR to start over.")
     public java.nio.file.Path stateDir;
 
+    @Option(
+            names = "--append",
+            description =
+                    "File output: add this run's part files to a non-empty --output (else refused,"
+                            + " unless the run resumes the --state-dir that wrote it).")
+    public boolean append;
+
+    /**
+     * The file output directories of the job by flag: {@code --output}, and those of {@link
+     * #sink(String, String, String)} ({@code --ID-output}); none with Kafka.
+     */
+    public java.util.Map<String, String> fileOutputs() {
+        java.util.Map<String, String> dirs = new java.util.LinkedHashMap<>();
+        if (!kafka()) {
+            dirs.put("--output", output);
+            dirs.putAll(otherOutputs);
+        }
+        return dirs;
+    }
+
+    private final java.util.Map<String, String> otherOutputs = new java.util.LinkedHashMap<>();
+
     /** --parallelism, --checkpoint-interval, --web-ui: how the job runs. */
     @CommandLine.Mixin public ExecutionOptions execution = new ExecutionOptions();
 
@@ -263,6 +285,9 @@ public final class IoOptions {
 
     /** Another output: a directory, or a Kafka topic. */
     public Sink<String> sink(String dir, String topic, String id) {
+        if (!kafka()) {
+            otherOutputs.put("--" + id + "-output", dir);
+        }
         return kafka() ? kafkaSink(topic, id) : fileSinkOf(dir);
     }
 

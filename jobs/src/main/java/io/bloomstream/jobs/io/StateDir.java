@@ -41,7 +41,8 @@ import org.apache.flink.configuration.StateRecoveryOptions;
  *       Ctrl-C); only the newest is kept;
  *   <li>{@code checkpoints/}: the job's checkpoints, retained when the job fails or is killed, so
  *       that a crashed run loses nothing either;
- *   <li>{@value #LOCK}: held by the run in progress ({@link #lock}), with its pid.
+ *   <li>{@value #LOCK}: held by the run in progress ({@link #lock}), with its pid;
+ *   <li>{@value #OUTPUTS}: the output directories its runs wrote into ({@link #wrote}).
  * </ul>
  *
  * A run resumes from the newest of them (by the time its {@code _metadata} was written).
@@ -59,6 +60,9 @@ public final class StateDir {
      * when the process ends however it ends) and writes its pid into it.
      */
     public static final String LOCK = "bloomstream.lock";
+
+    /** The output directories written by the runs on the directory, one a line. */
+    public static final String OUTPUTS = "outputs.txt";
 
     private static final String FORMAT_KEY = "format";
     private static final String COMMAND_KEY = "command";
@@ -352,6 +356,38 @@ public final class StateDir {
                                 + then
                                 + ", or start over with a new (or empty) directory");
             }
+        }
+    }
+
+    /**
+     * Whether a run on this directory wrote into {@code dir} (recorded by {@link #recordOutputs}):
+     * a later run resuming the state may write there again, since the state remembers what it
+     * wrote.
+     */
+    public boolean wrote(String dir) throws IOException {
+        Path file = this.dir.resolve(OUTPUTS);
+        if (!Files.isRegularFile(file)) {
+            return false;
+        }
+        return Files.readAllLines(file, StandardCharsets.UTF_8)
+                .contains(OutputDirs.normalized(dir));
+    }
+
+    /** Records that this run writes into {@code dirs} (see {@link #wrote}). */
+    public void recordOutputs(List<String> dirs) throws IOException {
+        Path file = dir.resolve(OUTPUTS);
+        java.util.Set<String> all = new java.util.TreeSet<>();
+        if (Files.isRegularFile(file)) {
+            all.addAll(Files.readAllLines(file, StandardCharsets.UTF_8));
+        }
+        boolean added = false;
+        for (String d : dirs) {
+            added |= all.add(OutputDirs.normalized(d));
+        }
+        if (added) {
+            Path tmp = dir.resolve(OUTPUTS + ".tmp");
+            Files.write(tmp, all, StandardCharsets.UTF_8);
+            Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING);
         }
     }
 
