@@ -188,15 +188,32 @@ public final class RunOptions {
             StateDir state,
             StateDir.Lock lock)
             throws Exception {
+        Recovery recovery = null;
+        List<String> outputs = new java.util.ArrayList<>(io.fileOutputs().values());
+        if (!io.kafka()) {
+            outputs.add(io.output + "/_rejected");
+        }
         if (state != null) {
             Path restore = state.latest().orElse(null);
             env.configure(state.configuration(restore));
-            spec.commandLine()
-                    .getErr()
-                    .println(
-                            restore == null
-                                    ? "state: new, kept in " + io.stateDir
-                                    : "state: resuming from " + io.stateDir);
+            String line;
+            if (restore == null) {
+                line = "state: new, kept in " + io.stateDir;
+            } else if (state.isCheckpoint(restore)) {
+                line = recovering(io, restore, lock);
+                recovery = Recovery.start(outputs, lock.previousStart());
+            } else {
+                line = "state: resuming from " + io.stateDir;
+            }
+            if (restore == null || !state.isCheckpoint(restore)) {
+                if (lock.previousPid().isPresent()) {
+                    line +=
+                            " (the lock of pid "
+                                    + lock.previousPid().getAsLong()
+                                    + ", which ended without releasing it, was taken over)";
+                }
+            }
+            spec.commandLine().getErr().println(line);
             spec.commandLine().getErr().flush();
         }
         Path log = Logs.configure(spec.name(), verbose, logFile);
@@ -244,6 +261,9 @@ public final class RunOptions {
                     progress.close();
                 }
             }
+            if (recovery != null) {
+                recovery.finish(outputs, spec.commandLine().getErr());
+            }
             LocalMetrics metrics = LocalMetrics.of(io.runId);
             if (metrics != null) {
                 // the cluster closes the reporter as it shuts down, after its last sample
@@ -255,6 +275,39 @@ public final class RunOptions {
             InputProgress.remove(io.runId);
             LocalMetrics.remove(io.runId);
         }
+    }
+
+    /**
+     * What a run resuming from a retained checkpoint says: the run before it did not stop with its
+     * state saved, which run (a stale lock's pid) and which checkpoint.
+     */
+    static String recovering(IoOptions io, Path checkpoint, StateDir.Lock lock) {
+        String when;
+        try {
+            when =
+                    ", taken "
+                            + java.nio.file.Files.getLastModifiedTime(
+                                            checkpoint.resolve("_metadata"))
+                                    .toInstant()
+                                    .truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
+        } catch (java.io.IOException e) {
+            when = "";
+        }
+        String who =
+                lock.previousPid().isPresent()
+                        ? "the last run (pid "
+                                + lock.previousPid().getAsLong()
+                                + ") was killed or crashed"
+                        : "the last run failed or was killed";
+        return "state: recovering from "
+                + io.stateDir
+                + ": "
+                + who
+                + " before it saved its state; resuming from its last checkpoint ("
+                + checkpoint.getFileName()
+                + when
+                + "). What it wrote up to that checkpoint stays; this run writes again what it"
+                + " wrote after it, and its counts are this run's only";
     }
 
     /**

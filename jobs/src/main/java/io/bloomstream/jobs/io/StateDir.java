@@ -145,11 +145,22 @@ public final class StateDir {
         private final FileChannel channel;
         private final FileLock lock;
         private final OptionalLong previousPid;
+        private final Optional<Instant> previousStart;
 
-        private Lock(FileChannel channel, FileLock lock, OptionalLong previousPid) {
+        private Lock(
+                FileChannel channel,
+                FileLock lock,
+                OptionalLong previousPid,
+                Optional<Instant> previousStart) {
             this.channel = channel;
             this.lock = lock;
             this.previousPid = previousPid;
+            this.previousStart = previousStart;
+        }
+
+        /** When the run of {@link #previousPid} started, if it said. */
+        public Optional<Instant> previousStart() {
+            return previousStart;
         }
 
         /**
@@ -242,7 +253,16 @@ public final class StateDir {
                                     .getBytes(StandardCharsets.UTF_8)),
                     0);
             channel.force(true);
-            return new Lock(channel, lock, pid);
+            Optional<Instant> since = Optional.empty();
+            try {
+                String started = started(holder);
+                if (pid.isPresent() && !started.isEmpty()) {
+                    since = Optional.of(Instant.parse(started.substring(", started ".length())));
+                }
+            } catch (java.time.format.DateTimeParseException unreadable) {
+                // no start time: the pid alone
+            }
+            return new Lock(channel, lock, pid, since);
         } catch (RefusedException | IOException | RuntimeException e) {
             channel.close();
             throw e;
@@ -400,6 +420,15 @@ public final class StateDir {
         collect(savepoints(), 1, metadata);
         collect(checkpoints(), 2, metadata);
         return metadata.stream().max(Comparator.comparing(StateDir::modified)).map(Path::getParent);
+    }
+
+    /**
+     * Whether {@code restore} (from {@link #latest}) is a retained checkpoint rather than a
+     * savepoint: the run that wrote it did not stop with its state saved (it was killed, or
+     * failed).
+     */
+    public boolean isCheckpoint(Path restore) {
+        return restore.toAbsolutePath().normalize().startsWith(checkpoints());
     }
 
     /** Adds the {@code _metadata} files {@code depth} directories below {@code root}. */
