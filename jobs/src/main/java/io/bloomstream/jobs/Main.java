@@ -99,7 +99,7 @@ public final class Main implements Runnable, RunOptions.TerminalAware {
         cl.setCaseInsensitiveEnumValuesAllowed(true);
         cl.setExecutionExceptionHandler(
                 (e, commandLine, parseResult) -> {
-                    String error = FileErrors.describe(e);
+                    String error = flagNames(FileErrors.describe(e), commandLine);
                     commandLine.getErr().println("error: " + error);
                     java.nio.file.Path log = null;
                     if (e instanceof JobFailedException) {
@@ -119,21 +119,92 @@ public final class Main implements Runnable, RunOptions.TerminalAware {
                     }
                     return 1;
                 });
-        CommandLine.IParameterExceptionHandler usage = cl.getParameterExceptionHandler();
         cl.setParameterExceptionHandler(
                 (e, args) -> {
-                    int status = usage.handleParseException(e, args);
+                    CommandLine bad = e.getCommandLine();
+                    String error = usageError(e);
+                    bad.getErr().println("error: " + error);
+                    bad.getErr().println(helpLine(bad));
+                    bad.getErr().flush();
+                    int status = bad.getCommandSpec().exitCodeOnInvalidInput();
                     if (java.util.Arrays.asList(args).contains("--json")) {
                         JsonObjects.failure(
-                                e.getCommandLine().getOut(),
-                                e.getCommandLine().getCommandName(),
-                                e.getMessage(),
-                                null,
-                                status);
+                                bad.getOut(), bad.getCommandName(), error, null, status);
                     }
                     return status;
                 });
+        cl.setExecutionStrategy(
+                parseResult -> {
+                    warnHighRates(parseResult);
+                    return new CommandLine.RunLast().execute(parseResult);
+                });
         return cl;
+    }
+
+    /**
+     * A usage error in one line: its message with flags named as flags, and for an unknown flag the
+     * nearest ones. The whole usage is not printed: it scrolled the error out of sight.
+     */
+    static String usageError(CommandLine.ParameterException e) {
+        String error = flagNames(e.getMessage(), e.getCommandLine());
+        if (e instanceof CommandLine.UnmatchedArgumentException u) {
+            java.util.List<String> near = u.getSuggestions();
+            if (!near.isEmpty()) {
+                error += ": did you mean " + String.join(" or ", near) + "?";
+            }
+        }
+        return error;
+    }
+
+    /** The line after a usage error: where the flags are described. */
+    static String helpLine(CommandLine commandLine) {
+        String name = commandLine.getCommandSpec().qualifiedName();
+        return commandLine.getParent() == null
+                ? "See '" + name + " --help' for the commands."
+                : "See '" + name + " --help' for every flag.";
+    }
+
+    /**
+     * {@code message} with the argument names of the library's builders that are the command's
+     * flags written as flags: "expectedItems must be >= 1" becomes "--expected-items must be >= 1".
+     */
+    static String flagNames(String message, CommandLine commandLine) {
+        if (message == null) {
+            return null;
+        }
+        java.util.regex.Matcher m =
+                java.util.regex.Pattern.compile("(?<![-\\w])([a-z][A-Za-z]*)(?= must )")
+                        .matcher(message);
+        StringBuilder s = new StringBuilder();
+        while (m.find()) {
+            String flag =
+                    "--"
+                            + m.group(1)
+                                    .replaceAll("([A-Z])", "-$1")
+                                    .toLowerCase(java.util.Locale.ROOT);
+            boolean known = commandLine.getCommandSpec().findOption(flag) != null;
+            m.appendReplacement(
+                    s, java.util.regex.Matcher.quoteReplacement(known ? flag : m.group(1)));
+        }
+        m.appendTail(s);
+        return s.toString();
+    }
+
+    /** Warns, on the command's stderr, of each rate option ({@code --fpp}) at a high value. */
+    private static void warnHighRates(CommandLine.ParseResult parseResult) {
+        CommandLine.ParseResult p = parseResult;
+        while (p.hasSubcommand()) {
+            p = p.subcommand();
+        }
+        for (CommandLine.Model.OptionSpec o : p.matchedOptions()) {
+            if (o.longestName().equals("--fpp") && o.getValue() instanceof Double rate) {
+                String warning = io.bloomstream.jobs.io.Rates.warning(o.longestName(), rate);
+                if (warning != null) {
+                    p.commandSpec().commandLine().getErr().println("warning: " + warning);
+                    p.commandSpec().commandLine().getErr().flush();
+                }
+            }
+        }
     }
 
     /** Whether the command that ran (the deepest subcommand) was given {@code --json}. */

@@ -121,6 +121,11 @@ class ExamplesITCase {
                         "count bob 2",
                         "late alice/a3@1500");
         assertThat(lines(ds.output, "flagged ")).singleElement().asString().contains("mallory");
+        // the recipe's logging binding is there: SLF4J 1.7 would otherwise discard every message
+        assertThat(ds.output)
+                .as("DataStreamExample on Flink %s:%n%s", flink, ds.output)
+                .doesNotContain("SLF4J: Defaulting to no-operation")
+                .doesNotContain("No SLF4J providers were found");
 
         Result sql = java(project, classPath, "io.bloomstream.examples.SqlExample");
         assertThat(sql.status).as("SqlExample on Flink %s:%n%s", flink, sql.output).isZero();

@@ -23,8 +23,11 @@ public final class JobFailedException extends Exception {
         return new JobFailedException("job failed: " + rootCause(e), e, logFile);
     }
 
-    /** A failure of the run that {@code message} says in full; {@code cause} for the log. */
-    static JobFailedException of(String message, Throwable cause, Path logFile) {
+    /**
+     * A failure of the run that {@code message} says in full; {@code cause} (may be null) for the
+     * log.
+     */
+    public static JobFailedException of(String message, Throwable cause, Path logFile) {
         return new JobFailedException(message, cause, logFile);
     }
 

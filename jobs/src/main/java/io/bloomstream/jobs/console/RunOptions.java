@@ -2,9 +2,11 @@ package io.bloomstream.jobs.console;
 
 import io.bloomstream.jobs.io.InputProgress;
 import io.bloomstream.jobs.io.IoOptions;
+import io.bloomstream.jobs.io.OutputDirs;
 import io.bloomstream.jobs.io.StateDir;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -46,7 +48,7 @@ public final class RunOptions {
             paramLabel = "FILE",
             description =
                     "Locally: where Flink's log goes (default: a new file under"
-                            + " $BLOOMSTREAM_LOG_DIR, else TMPDIR/bloomstream-logs, named in the"
+                            + " $BLOOMSTREAM_LOG_DIR, else TMPDIR/bloomstream-logs-USER (private), named in the"
                             + " summary).")
     public Path logFile;
 
@@ -132,27 +134,86 @@ public final class RunOptions {
                                 + " savepoints do (flink stop --savepointPath DIR, then flink run"
                                 + " -s SAVEPOINT)");
             }
+            refuseNonEmptyOutputs(spec, io, null);
             try {
                 return new Run(env.execute(name), null, null);
             } catch (Exception e) {
                 throw JobFailedException.of(e, null);
             }
         }
-        StateDir state = null;
-        if (io.keepsState()) {
+        if (!io.keepsState()) {
+            refuseNonEmptyOutputs(spec, io, null);
+            return runLocally(spec, io, env, name, null, null);
+        }
+        StateDir.Lock lock;
+        StateDir state;
+        try {
+            lock = StateDir.lock(io.stateDir);
+        } catch (StateDir.RefusedException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+        }
+        try (lock) {
             try {
                 state = StateDir.open(io.stateDir, spec.name(), settings);
             } catch (StateDir.RefusedException e) {
                 throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
             }
+            refuseNonEmptyOutputs(spec, io, state);
+            state.recordOutputs(List.copyOf(io.fileOutputs().values()));
+            return runLocally(spec, io, env, name, state, lock);
+        }
+    }
+
+    /**
+     * Refuses a file output directory that holds files of an earlier run, unless {@code --append}
+     * or {@code state} wrote it ({@link OutputDirs}).
+     */
+    private static void refuseNonEmptyOutputs(
+            CommandLine.Model.CommandSpec spec, IoOptions io, StateDir state) throws Exception {
+        for (Map.Entry<String, String> output : io.fileOutputs().entrySet()) {
+            String refusal =
+                    OutputDirs.refusal(output.getKey(), output.getValue(), io.append, state);
+            if (refusal != null) {
+                throw new CommandLine.ParameterException(spec.commandLine(), refusal);
+            }
+        }
+    }
+
+    /** A local run; with {@code state}, held by {@code lock}, resumed from it and kept in it. */
+    private Run runLocally(
+            CommandLine.Model.CommandSpec spec,
+            IoOptions io,
+            StreamExecutionEnvironment env,
+            String name,
+            StateDir state,
+            StateDir.Lock lock)
+            throws Exception {
+        Recovery recovery = null;
+        List<String> outputs = new java.util.ArrayList<>(io.fileOutputs().values());
+        if (!io.kafka()) {
+            outputs.add(io.output + "/_rejected");
+        }
+        if (state != null) {
             Path restore = state.latest().orElse(null);
             env.configure(state.configuration(restore));
-            spec.commandLine()
-                    .getErr()
-                    .println(
-                            restore == null
-                                    ? "state: new, kept in " + io.stateDir
-                                    : "state: resuming from " + io.stateDir);
+            String line;
+            if (restore == null) {
+                line = "state: new, kept in " + io.stateDir;
+            } else if (state.isCheckpoint(restore)) {
+                line = recovering(io, restore, lock);
+                recovery = Recovery.start(outputs, lock.previousStart());
+            } else {
+                line = "state: resuming from " + io.stateDir;
+            }
+            if (restore == null || !state.isCheckpoint(restore)) {
+                if (lock.previousPid().isPresent()) {
+                    line +=
+                            " (the lock of pid "
+                                    + lock.previousPid().getAsLong()
+                                    + ", which ended without releasing it, was taken over)";
+                }
+            }
+            spec.commandLine().getErr().println(line);
             spec.commandLine().getErr().flush();
         }
         Path log = Logs.configure(spec.name(), verbose, logFile);
@@ -200,6 +261,9 @@ public final class RunOptions {
                     progress.close();
                 }
             }
+            if (recovery != null) {
+                recovery.finish(outputs, spec.commandLine().getErr());
+            }
             LocalMetrics metrics = LocalMetrics.of(io.runId);
             if (metrics != null) {
                 // the cluster closes the reporter as it shuts down, after its last sample
@@ -211,6 +275,39 @@ public final class RunOptions {
             InputProgress.remove(io.runId);
             LocalMetrics.remove(io.runId);
         }
+    }
+
+    /**
+     * What a run resuming from a retained checkpoint says: the run before it did not stop with its
+     * state saved, which run (a stale lock's pid) and which checkpoint.
+     */
+    static String recovering(IoOptions io, Path checkpoint, StateDir.Lock lock) {
+        String when;
+        try {
+            when =
+                    ", taken "
+                            + java.nio.file.Files.getLastModifiedTime(
+                                            checkpoint.resolve("_metadata"))
+                                    .toInstant()
+                                    .truncatedTo(java.time.temporal.ChronoUnit.SECONDS);
+        } catch (java.io.IOException e) {
+            when = "";
+        }
+        String who =
+                lock.previousPid().isPresent()
+                        ? "the last run (pid "
+                                + lock.previousPid().getAsLong()
+                                + ") was killed or crashed"
+                        : "the last run failed or was killed";
+        return "state: recovering from "
+                + io.stateDir
+                + ": "
+                + who
+                + " before it saved its state; resuming from its last checkpoint ("
+                + checkpoint.getFileName()
+                + when
+                + "). What it wrote up to that checkpoint stays; this run writes again what it"
+                + " wrote after it, and its counts are this run's only";
     }
 
     /**

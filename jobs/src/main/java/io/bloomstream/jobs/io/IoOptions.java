@@ -95,6 +95,28 @@ public final class IoOptions {
                             + " and its first 1024 bytes, never into memory whole.")
     public long maxLineBytes = Utf8Lines.DEFAULT_MAX_LINE_BYTES;
 
+    @Option(
+            names = "--append",
+            description =
+                    "File output: add this run's part files to a non-empty --output (else refused,"
+                            + " unless the run resumes the --state-dir that wrote it).")
+    public boolean append;
+
+    /**
+     * The file output directories of the job by flag: {@code --output}, and those of {@link
+     * #sink(String, String, String)} ({@code --ID-output}); none with Kafka.
+     */
+    public java.util.Map<String, String> fileOutputs() {
+        java.util.Map<String, String> dirs = new java.util.LinkedHashMap<>();
+        if (!kafka()) {
+            dirs.put("--output", output);
+            dirs.putAll(otherOutputs);
+        }
+        return dirs;
+    }
+
+    private final java.util.Map<String, String> otherOutputs = new java.util.LinkedHashMap<>();
+
     /** --parallelism, --checkpoint-interval, --web-ui: how the job runs. */
     @CommandLine.Mixin public ExecutionOptions execution = new ExecutionOptions();
 
@@ -282,6 +304,9 @@ public final class IoOptions {
 
     /** Another output: a directory, or a Kafka topic. */
     public Sink<String> sink(String dir, String topic, String id) {
+        if (!kafka()) {
+            otherOutputs.put("--" + id + "-output", dir);
+        }
         return kafka() ? kafkaSink(topic, id) : fileSinkOf(dir);
     }
 

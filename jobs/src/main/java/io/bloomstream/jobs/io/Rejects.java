@@ -8,13 +8,17 @@ import java.io.UncheckedIOException;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.metrics.Counter;
+import org.apache.flink.runtime.execution.SuppressRestartsException;
 import org.apache.flink.streaming.api.functions.ProcessFunction;
 import org.apache.flink.util.Collector;
 import org.apache.flink.util.OutputTag;
 
 /**
  * Parses lines, sending records that cannot be used to the rejected side output as JSON ({@code
- * reason}, {@code record}) and counting them (metric {@value #METRIC}).
+ * reason}, {@code record}) and counting them (metric {@value #METRIC}, accumulators {@link
+ * Tally#REJECTED} and {@link RejectReasons}). When the first {@value RejectReasons.First#RECORDS}
+ * records of a parser are all rejected for the same missing field, the job fails for good (a
+ * mistyped field flag would otherwise reject a whole stream).
  */
 public final class Rejects extends ProcessFunction<String, Parsed> {
 
@@ -32,6 +36,8 @@ public final class Rejects extends ProcessFunction<String, Parsed> {
     private transient Counter rejected;
     private transient org.apache.flink.api.common.accumulators.LongCounter in;
     private transient org.apache.flink.api.common.accumulators.LongCounter out;
+    private transient RejectReasons reasons;
+    private transient RejectReasons.First first;
 
     /** Parses with {@code parser}; if {@code complete}, every field is required. */
     public Rejects(LineParser parser, boolean complete) {
@@ -55,6 +61,9 @@ public final class Rejects extends ProcessFunction<String, Parsed> {
         out = new org.apache.flink.api.common.accumulators.LongCounter();
         getRuntimeContext().addAccumulator(Tally.IN, in);
         getRuntimeContext().addAccumulator(Tally.REJECTED, out);
+        reasons = new RejectReasons();
+        getRuntimeContext().addAccumulator(RejectReasons.NAME, reasons);
+        first = new RejectReasons.First();
     }
 
     @Override
@@ -66,6 +75,7 @@ public final class Rejects extends ProcessFunction<String, Parsed> {
         }
         try {
             collector.collect(parser.parse(line, ctx.timestamp()));
+            first.accepted();
         } catch (LineParser.BadRecord e) {
             reject(e.getMessage(), line, ctx);
         }
@@ -75,6 +85,12 @@ public final class Rejects extends ProcessFunction<String, Parsed> {
         rejected.inc();
         out.add(1);
         ctx.output(TAG, json(reason, line));
+        reasons.add(reason);
+        String stop = first.rejected(reason);
+        if (stop != null) {
+            // the same on every restart: fail the job for good
+            throw new SuppressRestartsException(new IllegalArgumentException(stop));
+        }
     }
 
     /**

@@ -92,7 +92,7 @@ public final class SqlCommand implements Callable<Integer> {
             paramLabel = "FILE",
             description =
                     "Locally: where Flink's log goes (default: a new file under"
-                            + " $BLOOMSTREAM_LOG_DIR, else TMPDIR/bloomstream-logs, named when a"
+                            + " $BLOOMSTREAM_LOG_DIR, else TMPDIR/bloomstream-logs-USER (private), named when a"
                             + " statement fails).")
     Path logFile;
 
@@ -128,10 +128,13 @@ public final class SqlCommand implements Callable<Integer> {
         BloomFunctions.registerAll(tableEnv);
         java.util.concurrent.atomic.AtomicBoolean interrupted =
                 stateDir != null ? Interrupts.register() : null;
+        StateDir.Lock lock = null;
         try {
             SqlStateDir state = null;
             if (stateDir != null) {
                 try {
+                    // the whole script holds DIR, the directories of its jobs with it
+                    lock = StateDir.lock(stateDir);
                     state = SqlStateDir.open(stateDir, spec.commandLine().getErr(), interrupted);
                 } catch (StateDir.RefusedException e) {
                     throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
@@ -145,6 +148,9 @@ public final class SqlCommand implements Callable<Integer> {
         } finally {
             if (interrupted != null) {
                 Interrupts.unregister(interrupted);
+            }
+            if (lock != null) {
+                lock.close();
             }
         }
     }

@@ -18,7 +18,8 @@ import org.apache.flink.core.execution.SavepointFormatType;
  * does from its directory. Ctrl-C (or SIGTERM) stops the running job with a savepoint and ends the
  * script after it (a second Ctrl-C quits at once); a job that fails keeps its retained checkpoints;
  * a job that runs to its end (a bounded input) keeps nothing, since Flink restores no operator that
- * finished: its directory is emptied and the next run starts it afresh.
+ * finished: its directory is emptied and the next run starts it afresh. The command holds {@code
+ * DIR}'s {@link StateDir#lock} for the whole script, so a second script on it is refused.
  */
 final class SqlStateDir {
 

@@ -3,13 +3,18 @@ package io.bloomstream.jobs.stream;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import io.bloomstream.jobs.console.FilterHealth;
+import io.bloomstream.jobs.console.JobFailedException;
 import io.bloomstream.jobs.console.RunOptions;
+import io.bloomstream.jobs.io.RejectReasons;
 import io.bloomstream.jobs.io.Tally;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.function.Supplier;
+import org.apache.flink.api.common.JobExecutionResult;
 import picocli.CommandLine;
 
 /**
@@ -22,7 +27,9 @@ final class Commands {
     /**
      * Prints what a finished file job read, wrote and rejected, and the health of its filters: as
      * text on stderr, or as one JSON object on stdout with {@code --json}. Warnings (a filter past
-     * its capacity) go to stderr either way.
+     * its capacity) go to stderr either way. A run that rejected every record it read then fails
+     * ({@link #allRejected}): its exit status is 1, and with {@code --json} its object is the
+     * failure's.
      *
      * @param more pairs of an accumulator's name and the text after its count
      */
@@ -33,7 +40,8 @@ final class Commands {
             String output,
             String where,
             List<FilterHealth> health,
-            String... more) {
+            String... more)
+            throws JobFailedException {
         var result = run.result;
         PrintWriter err = spec.commandLine().getErr();
         for (FilterHealth h : health) {
@@ -41,7 +49,11 @@ final class Commands {
                 err.println("warning: " + h.warning);
             }
         }
+        String allRejected = allRejected(spec, result);
         if (options.json) {
+            if (allRejected != null) {
+                throw JobFailedException.of(allRejected, null, run.logFile);
+            }
             json(spec, run, where, health, more);
             err.flush();
             return;
@@ -61,10 +73,62 @@ final class Commands {
         for (FilterHealth h : health) {
             err.println(h.line());
         }
-        if (run.logFile != null) {
+        if (run.logFile != null && allRejected == null) {
             err.println("Flink's log: " + run.logFile);
         }
         err.flush();
+        if (allRejected != null) {
+            throw JobFailedException.of(allRejected, null, run.logFile);
+        }
+    }
+
+    /**
+     * Why a run that read records and rejected every one of them failed, or null: the reasons, and
+     * the flags whose value is a field the records lack ("check --id-field idd").
+     */
+    static String allRejected(CommandLine.Model.CommandSpec spec, JobExecutionResult result) {
+        long in = Tally.total(result, Tally.IN);
+        long rejected = Tally.total(result, Tally.REJECTED);
+        if (in == 0 || rejected < in) {
+            return null;
+        }
+        Map<String, Long> reasons = RejectReasons.of(result);
+        StringBuilder s = new StringBuilder("every record read (" + in + ") was rejected: ");
+        List<String> parts = new ArrayList<>();
+        long named = 0;
+        List<String> fields = new ArrayList<>();
+        for (Map.Entry<String, Long> e : byCount(reasons)) {
+            parts.add(e.getValue() + " " + e.getKey());
+            named += e.getValue();
+            java.util.regex.Matcher m =
+                    java.util.regex.Pattern.compile("^missing (?:key )?field '(.*)'$")
+                            .matcher(e.getKey());
+            if (m.matches()) {
+                fields.add(m.group(1));
+            }
+        }
+        if (named < rejected) {
+            parts.add((rejected - named) + " late");
+        }
+        s.append(String.join(", ", parts));
+        List<String> flags = new ArrayList<>();
+        for (String field : fields) {
+            for (CommandLine.Model.OptionSpec o : spec.options()) {
+                if (field.equals(String.valueOf((Object) o.getValue()))) {
+                    flags.add(o.longestName() + " " + field);
+                }
+            }
+        }
+        if (!flags.isEmpty()) {
+            s.append("; check ").append(String.join(", ", flags));
+        }
+        return s.toString();
+    }
+
+    private static List<Map.Entry<String, Long>> byCount(Map<String, Long> reasons) {
+        List<Map.Entry<String, Long>> list = new ArrayList<>(reasons.entrySet());
+        list.sort(Map.Entry.<String, Long>comparingByValue().reversed());
+        return list;
     }
 
     private static void json(

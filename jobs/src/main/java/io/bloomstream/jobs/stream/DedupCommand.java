@@ -12,6 +12,7 @@ import io.bloomstream.jobs.io.Counts;
 import io.bloomstream.jobs.io.IoOptions;
 import io.bloomstream.jobs.io.LineParser;
 import io.bloomstream.jobs.io.Parsed;
+import io.bloomstream.jobs.io.Rates;
 import io.bloomstream.jobs.io.Rejects;
 import io.bloomstream.jobs.io.Tally;
 import java.time.Duration;
@@ -55,7 +56,8 @@ public final class DedupCommand implements Callable<Integer> {
     @Option(
             names = "--fpp",
             paramLabel = "P",
-            description = "False-positive rate. Default ${DEFAULT-VALUE}.")
+            converter = Rates.Converter.class,
+            description = "False-positive rate, e.g. 0.01 or 1%. Default ${DEFAULT-VALUE}.")
     double fpp = DedupConfig.DEFAULT_FPP;
 
     @Mixin RecordFormat records;

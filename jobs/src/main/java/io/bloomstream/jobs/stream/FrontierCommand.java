@@ -9,6 +9,7 @@ import io.bloomstream.jobs.io.Counts;
 import io.bloomstream.jobs.io.IoOptions;
 import io.bloomstream.jobs.io.LineParser;
 import io.bloomstream.jobs.io.Parsed;
+import io.bloomstream.jobs.io.Rates;
 import io.bloomstream.jobs.io.Rejects;
 import java.util.concurrent.Callable;
 import org.apache.flink.api.common.typeinfo.Types;
@@ -59,7 +60,8 @@ public final class FrontierCommand implements Callable<Integer> {
     @Option(
             names = "--fpp",
             paramLabel = "P",
-            description = "False-positive rate. Default ${DEFAULT-VALUE}.")
+            converter = Rates.Converter.class,
+            description = "False-positive rate, e.g. 0.01 or 1%. Default ${DEFAULT-VALUE}.")
     double fpp = DedupConfig.DEFAULT_FPP;
 
     @Override

@@ -12,6 +12,7 @@ import io.bloomstream.jobs.console.Bytes;
 import io.bloomstream.jobs.console.FileErrors;
 import io.bloomstream.jobs.console.JsonObjects;
 import io.bloomstream.jobs.io.Counts;
+import io.bloomstream.jobs.io.Rates;
 import io.bloomstream.jobs.io.Utf8LineFormat;
 import io.bloomstream.jobs.io.Utf8Lines;
 import java.io.BufferedOutputStream;
@@ -86,7 +87,8 @@ public final class BuildFilterCommand implements Callable<Integer> {
                 names = "--fpp",
                 required = true,
                 paramLabel = "P",
-                description = "Target false-positive rate, in (0, 1).")
+                converter = Rates.Converter.class,
+                description = "Target false-positive rate, in (0, 1): 0.01 or 1%.")
         double fpp;
 
         @Option(

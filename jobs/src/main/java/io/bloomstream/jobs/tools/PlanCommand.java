@@ -6,6 +6,7 @@ import io.bloomstream.flink.dedup.DedupConfig;
 import io.bloomstream.jobs.console.Bytes;
 import io.bloomstream.jobs.console.JsonObjects;
 import io.bloomstream.jobs.io.Counts;
+import io.bloomstream.jobs.io.Rates;
 import java.io.PrintWriter;
 import java.util.LinkedHashMap;
 import java.util.Locale;
@@ -38,7 +39,8 @@ public final class PlanCommand implements Callable<Integer> {
             names = "--fpp",
             required = true,
             paramLabel = "P",
-            description = "Target false-positive rate, in (0, 1).")
+            converter = Rates.Converter.class,
+            description = "Target false-positive rate, in (0, 1): 0.01 or 1%.")
     double fpp;
 
     @Option(

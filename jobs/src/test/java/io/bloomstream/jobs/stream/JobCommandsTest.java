@@ -438,7 +438,10 @@ class JobCommandsTest {
             assertThat(new Cli().run(c, "--help")).as(c).isZero();
             Cli bad = new Cli();
             assertThat(bad.run(c, "--no-such-flag")).as(c).isEqualTo(2);
-            assertThat(bad.err.toString()).as(c).contains("Usage: bloomstream " + c);
+            assertThat(bad.err.toString())
+                    .as(c)
+                    .contains("See 'bloomstream " + c + " --help' for every flag.")
+                    .doesNotContain("Usage:");
         }
         Cli cli = new Cli();
         assertThat(cli.run("dedup", "--output", "x")).isEqualTo(2);
@@ -467,7 +470,7 @@ class JobCommandsTest {
         assertThat(cli.err.toString()).contains("--time-field needs --format json");
         assertThat(cli.run("count", "--input", "x", "--output", "y", "--expected-items", "0"))
                 .isEqualTo(2);
-        assertThat(cli.err.toString()).contains("expectedItems must be >= 1, was 0");
+        assertThat(cli.err.toString()).contains("--expected-items must be >= 1, was 0");
     }
 
     private static Set<String> ids(List<String> lines, String marker) {

@@ -132,7 +132,9 @@ class BuildFilterCommandTest {
                                 "--fpp",
                                 "1.5"))
                 .isEqualTo(2);
-        assertThat(cli.err.toString()).contains("fpp must be in (0, 1), was 1.5");
+        assertThat(cli.err.toString())
+                .contains(
+                        "'1.5' is not a rate between 0 and 1 (exclusive): did you mean 0.015 (1.5%)?");
         assertThat(
                         cli.run(
                                 "build-filter",

@@ -50,9 +50,10 @@ class PlanCommandTest {
     @Test
     void badFlagsExitNonZeroWithAClearMessage() {
         assertThat(run("plan", "--expected-items", "0", "--fpp", "0.01")).isEqualTo(2);
-        assertThat(err.toString()).contains("expectedItems must be >= 1, was 0");
+        assertThat(err.toString()).contains("--expected-items must be >= 1, was 0");
         assertThat(run("plan", "--expected-items", "10", "--fpp", "2")).isEqualTo(2);
-        assertThat(err.toString()).contains("fpp must be in (0, 1), was 2.0");
+        assertThat(err.toString())
+                .contains("'2' is not a rate between 0 and 1 (exclusive): did you mean 0.02 (2%)?");
         assertThat(run("plan", "--fpp", "0.1")).isEqualTo(2);
         assertThat(err.toString()).contains("--expected-items");
     }

@@ -5,7 +5,9 @@ import org.slf4j.Logger;
 
 /**
  * Logs rejected events without letting a flood of them flood the log: the first ten, then every
- * 10,000th, each line naming the metric that counts them all.
+ * 10,000th, each line naming the metric that counts them all. The event's text (and the reason,
+ * which may quote it) is escaped, so that a hostile record cannot forge log lines or send terminal
+ * escapes to whoever reads the log.
  */
 @Internal
 public final class RejectLog {
@@ -36,15 +38,63 @@ public final class RejectLog {
     public void rejected(long count, String reason, Object event) {
         if (logged < 10 || count % 10_000 == 0) {
             logged++;
-            String text = String.valueOf(event);
             log.warn(
                     "{} ({}); {} {} so far, see metric {}: {}",
                     what,
-                    reason,
+                    escape(String.valueOf(reason), Integer.MAX_VALUE),
                     count,
                     verb,
                     metric,
-                    text.length() <= 200 ? text : text.substring(0, 200) + "...");
+                    escape(String.valueOf(event), MAX_CHARS));
+        }
+    }
+
+    /** How much of an event a line shows, escaped. */
+    static final int MAX_CHARS = 200;
+
+    /**
+     * {@code text} with its backslashes and every control, format (such as the bidirectional
+     * overrides) and line or paragraph separator character escaped as in a Java string literal (a
+     * backslash and n, a backslash and u001b), cut to at most {@code max} characters (never inside
+     * an escape) followed by "..." when longer: a record cannot write a line of its own into the
+     * log, nor recolour it.
+     */
+    static String escape(String text, int max) {
+        StringBuilder s = new StringBuilder(Math.min(text.length(), max) + 8);
+        for (int i = 0; i < text.length(); ) {
+            int c = text.codePointAt(i);
+            String e = escaped(c);
+            if (s.length() + e.length() > max) {
+                return s.append("...").toString();
+            }
+            s.append(e);
+            i += Character.charCount(c);
+        }
+        return s.toString();
+    }
+
+    private static String escaped(int c) {
+        switch (c) {
+            case '\\':
+                return "\\\\";
+            case '\n':
+                return "\\n";
+            case '\r':
+                return "\\r";
+            case '\t':
+                return "\\t";
+            default:
+                break;
+        }
+        switch (Character.getType(c)) {
+            case Character.CONTROL:
+            case Character.FORMAT:
+            case Character.LINE_SEPARATOR:
+            case Character.PARAGRAPH_SEPARATOR:
+            case Character.SURROGATE: // unpaired
+                return String.format("\\u%04x", c);
+            default:
+                return new String(Character.toChars(c));
         }
     }
 }
