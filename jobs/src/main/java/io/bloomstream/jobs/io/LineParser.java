@@ -57,6 +57,11 @@ public final class LineParser implements Serializable {
         if (format == Format.JSON && this.fields.length == 0) {
             throw new IllegalArgumentException("JSON input needs the field(s) to read");
         }
+        if (this.fields.length > Long.SIZE) {
+            // the fields seen in a record are one long's bits
+            throw new IllegalArgumentException(
+                    "at most " + Long.SIZE + " fields, not " + this.fields.length);
+        }
     }
 
     /** Turns a line into a record or says why it cannot. */
@@ -90,7 +95,7 @@ public final class LineParser implements Serializable {
             return new Parsed(line, null, new String[] {line});
         }
         String[] values = new String[fields.length];
-        boolean[] seen = new boolean[fields.length];
+        long seen = 0; // bit i: fields[i] was named
         boolean keySeen = false;
         String key = null;
         try (JsonParser p = JSON.createParser(line)) {
@@ -113,10 +118,10 @@ public final class LineParser implements Serializable {
                 }
                 for (int i = 0; i < fields.length; i++) {
                     if (name.equals(fields[i])) {
-                        if (seen[i]) {
+                        if ((seen & (1L << i)) != 0) {
                             throw duplicate(name);
                         }
-                        seen[i] = true;
+                        seen |= 1L << i;
                         values[i] = text;
                     }
                 }

@@ -32,7 +32,11 @@ public final class Rejects extends ProcessFunction<String, Parsed> {
 
     private static final JsonFactory JSON = new JsonFactory();
 
-    private final LineParser.TimedRecordParser parser;
+    /** One of the two is set: most commands parse the line alone. */
+    private final LineParser.RecordParser parser;
+
+    private final LineParser.TimedRecordParser timedParser;
+
     private transient Counter rejected;
     private transient org.apache.flink.api.common.accumulators.LongCounter in;
     private transient org.apache.flink.api.common.accumulators.LongCounter out;
@@ -46,12 +50,14 @@ public final class Rejects extends ProcessFunction<String, Parsed> {
 
     /** Parses with {@code parser}. */
     public Rejects(LineParser.RecordParser parser) {
-        this((line, timestamp) -> parser.parse(line));
+        this.parser = parser;
+        this.timedParser = null;
     }
 
     /** Parses with {@code parser}, which also sees each record's assigned timestamp. */
     public Rejects(LineParser.TimedRecordParser parser) {
-        this.parser = parser;
+        this.parser = null;
+        this.timedParser = parser;
     }
 
     @Override
@@ -74,7 +80,11 @@ public final class Rejects extends ProcessFunction<String, Parsed> {
             return;
         }
         try {
-            collector.collect(parser.parse(line, ctx.timestamp()));
+            // ctx.timestamp() boxes: only the parser that reads it asks for it
+            collector.collect(
+                    timedParser == null
+                            ? parser.parse(line)
+                            : timedParser.parse(line, ctx.timestamp()));
             first.accepted();
         } catch (LineParser.BadRecord e) {
             reject(e.getMessage(), line, ctx);
