@@ -1,6 +1,7 @@
 package io.bloomstream.flink.count;
 
 import io.bloomstream.flink.internal.RefusedRestore;
+import io.bloomstream.flink.internal.ShapeRecord;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
@@ -50,23 +51,11 @@ final class CountShape {
     }
 
     String encode() {
-        StringBuilder sb = new StringBuilder();
-        for (Map.Entry<String, String> e : fields.entrySet()) {
-            sb.append(sb.length() == 0 ? "" : ";").append(e.getKey()).append('=');
-            sb.append(e.getValue());
-        }
-        return sb.toString();
+        return ShapeRecord.encode(fields);
     }
 
     static CountShape decode(String text) {
-        Map<String, String> f = new LinkedHashMap<>();
-        for (String part : text.split(";")) {
-            int eq = part.indexOf('=');
-            if (eq > 0) {
-                f.put(part.substring(0, eq), part.substring(eq + 1));
-            }
-        }
-        return new CountShape(f);
+        return new CountShape(ShapeRecord.decode(text));
     }
 
     /**
@@ -77,22 +66,7 @@ final class CountShape {
      *     job's
      */
     void checkRestore(CountShape recorded) {
-        int version;
-        try {
-            version = Integer.parseInt(recorded.fields.getOrDefault("version", "0"));
-        } catch (NumberFormatException e) {
-            throw RefusedRestore.of(
-                    "cannot restore count state: unreadable shape record " + recorded.encode());
-        }
-        if (version < VERSION_1 || version > VERSION) {
-            throw RefusedRestore.of(
-                    "cannot restore count state: field version was "
-                            + version
-                            + " in the savepoint and this bloomstream reads "
-                            + VERSION_1
-                            + " to "
-                            + VERSION);
-        }
+        ShapeRecord.checkVersion(recorded.fields, "count state", VERSION);
         String was = recorded.fields.get("window");
         String now = fields.get("window");
         if (!Objects.equals(was, now)) {

@@ -1,6 +1,7 @@
 package io.bloomstream.flink.dedup;
 
 import io.bloomstream.flink.internal.RefusedRestore;
+import io.bloomstream.flink.internal.ShapeRecord;
 import io.bloomstream.flink.state.StateLayout;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -64,23 +65,11 @@ final class StateShape {
     }
 
     String encode() {
-        StringBuilder sb = new StringBuilder();
-        for (Map.Entry<String, String> e : fields.entrySet()) {
-            sb.append(sb.length() == 0 ? "" : ";").append(e.getKey()).append('=');
-            sb.append(e.getValue());
-        }
-        return sb.toString();
+        return ShapeRecord.encode(fields);
     }
 
     static StateShape decode(String text) {
-        Map<String, String> f = new LinkedHashMap<>();
-        for (String part : text.split(";")) {
-            int eq = part.indexOf('=');
-            if (eq > 0) {
-                f.put(part.substring(0, eq), part.substring(eq + 1));
-            }
-        }
-        return new StateShape(f);
+        return new StateShape(ShapeRecord.decode(text));
     }
 
     /**
@@ -91,20 +80,7 @@ final class StateShape {
      *     one, when the restore would read the state wrongly
      */
     void checkRestore(StateShape recorded, Logger log) {
-        int version;
-        try {
-            version = Integer.parseInt(recorded.fields.getOrDefault("version", "0"));
-        } catch (NumberFormatException e) {
-            throw RefusedRestore.of(
-                    "cannot restore dedup state: unreadable shape record " + recorded.encode());
-        }
-        if (version < 1 || version > VERSION) {
-            throw RefusedRestore.of(
-                    "cannot restore dedup state: field version was "
-                            + version
-                            + " in the savepoint and this bloomstream reads 1 to "
-                            + VERSION);
-        }
+        ShapeRecord.checkVersion(recorded.fields, "dedup state", VERSION);
         for (String name : FIXED) {
             String was = recorded.fields.get(name);
             String now = fields.get(name);
