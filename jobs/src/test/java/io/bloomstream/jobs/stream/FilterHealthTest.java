@@ -218,6 +218,32 @@ class FilterHealthTest {
                                 tmp.resolve("out").toString()));
         assertThat(f.get("past_capacity")).isEqualTo(false);
         assertThat(f.get("cascade_stages")).isEqualTo(1L);
+        // The fullest filter's rate is the paged layout's model at its estimated items (the keys'
+        // filters share one spec, so the largest estimate is the fullest), not fill^k.
+        Map<String, Object> fullest = null;
+        for (String line : Cli.readParts(tmp.resolve("out"))) {
+            Map<String, Object> e = Cli.json(line);
+            if (fullest == null
+                    || ((Number) e.get("estimate")).doubleValue()
+                            > ((Number) fullest.get("estimate")).doubleValue()) {
+                fullest = e;
+            }
+        }
+        FilterSpec stage =
+                io.bloomstream.flink.FilterSizing.builder()
+                        .expectedItems(5000)
+                        .build()
+                        .stageSpec(5000, 0.01, 0);
+        long bits = (Long) fullest.get("bits");
+        int hashes = ((Long) fullest.get("hashes")).intValue();
+        double paged =
+                io.bloomstream.filter.Sizing.pagedFalsePositiveRate(
+                        bits,
+                        hashes,
+                        Math.round(((Number) fullest.get("estimate")).doubleValue()),
+                        stage.pageBits());
+        assertThat((Double) f.get("fullest_fpp"))
+                .isCloseTo(paged, org.assertj.core.data.Percentage.withPercentage(1e-6));
     }
 
     @Test
