@@ -146,7 +146,10 @@ public final class Main implements Runnable, RunOptions.TerminalAware {
      * nearest ones. The whole usage is not printed: it scrolled the error out of sight.
      */
     static String usageError(CommandLine.ParameterException e) {
-        String error = flagNames(e.getMessage(), e.getCommandLine());
+        // picocli starts some messages with its own "Error: "; ours says "error: " once
+        String message =
+                e.getMessage().startsWith("Error: ") ? e.getMessage().substring(7) : e.getMessage();
+        String error = flagNames(message, e.getCommandLine());
         if (e instanceof CommandLine.UnmatchedArgumentException u) {
             java.util.List<String> near = u.getSuggestions();
             if (!near.isEmpty()) {

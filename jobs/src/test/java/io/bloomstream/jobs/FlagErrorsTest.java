@@ -28,6 +28,15 @@ class FlagErrorsTest {
     }
 
     @Test
+    void aMissingGroupSaysErrorOnce() {
+        Cli cli = new Cli();
+        assertThat(cli.run("build-filter", "--input", "x", "--output", "y")).isEqualTo(2);
+        assertThat(lines(cli).get(0))
+                .startsWith("error: Missing required argument")
+                .doesNotContain("Error:");
+    }
+
+    @Test
     void anUnknownFlagSuggestsTheNearestOne() {
         Cli cli = new Cli();
         assertThat(cli.run("dedup", "--input", "x", "--output", "y", "--fppp", "0.1")).isEqualTo(2);
