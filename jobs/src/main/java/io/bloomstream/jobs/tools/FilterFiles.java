@@ -28,7 +28,7 @@ final class FilterFiles {
         try (InputStream in = new BufferedInputStream(Files.newInputStream(file), 1 << 16)) {
             return FilterCodec.readFile(in, Files.size(file), keyed);
         } catch (FilterFormatException e) {
-            if (e.field().equals("strategy") && e.getMessage().contains("keyed")) {
+            if (e.needsKey()) {
                 throw new IOException(
                         file
                                 + ": a keyed (SipHash-2-4) filter file: give its key with --key-file"
