@@ -197,14 +197,7 @@ public final class BuildFilterCommand implements Callable<Integer> {
 
     private int build(Normalization normalization, int cap, Path parent, TempFiles temp)
             throws IOException {
-        Hasher hasher = key.hasher(spec.commandLine());
-        if (hasher == null) {
-            hasher = Hasher.xxh3(seed);
-        } else if (spec.commandLine().getParseResult().hasMatchedOption("--seed")) {
-            throw new CommandLine.ParameterException(
-                    spec.commandLine(), "--seed is for XXH3 files: a keyed file takes no seed");
-        }
-        Hasher chosenHasher = hasher;
+        Hasher chosenHasher = key.hasher(spec.commandLine(), seed);
         boolean sizeFromList =
                 shape.explicit != null
                         ? pageBits == FilterSpec.AUTO_PAGE_BITS
