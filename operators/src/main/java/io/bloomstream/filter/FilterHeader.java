@@ -67,7 +67,8 @@ final class FilterHeader {
         if (strategy.isKeyed()) {
             if (keyedHasher == null || keyedHasher.strategy() != strategy) {
                 throw new FilterFormatException(
-                        "strategy", strategy + " is keyed: decode with its keyed Hasher");
+                        FilterFormatException.KEY,
+                        strategy + " is keyed: decode with its keyed Hasher");
             }
             if (keyedHasher.seed() != seed) {
                 throw new FilterFormatException(

@@ -7,6 +7,7 @@ import io.bloomstream.filter.BloomFilter;
 import io.bloomstream.filter.FilterCodec;
 import io.bloomstream.filter.FilterSpec;
 import io.bloomstream.filter.Hasher;
+import io.bloomstream.flink.screen.FaultyFileSystems;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -68,6 +69,45 @@ class MightContainFilePathTest {
                     .doesNotContain("bytes")
                     .doesNotContain("TOPSECRET");
         }
+        f.close();
+    }
+
+    @Test
+    void aKeyedFileIsRefusedWithSqlsReasonNotTheScreens() throws IOException {
+        Hasher keyed = Hasher.sipHash24(0x0706050403020100L, 0x0f0e0d0c0b0a0908L);
+        BloomFilter b =
+                BloomFilter.create(
+                        FilterSpec.builder().expectedItems(100).fpp(0.01).hasher(keyed).build());
+        b.add("listed");
+        Path p = tmp.resolve("keyed.bloom");
+        Files.write(p, FilterCodec.encode(b));
+        MightContainScalarFunction f = new MightContainScalarFunction();
+        assertThat(messages(catchThrowable(() -> f.eval(p.toString(), "listed"))))
+                .contains("BLOOM_MIGHT_CONTAIN: cannot use filter file " + p)
+                .contains("keyed (SipHash-2-4) filter file")
+                .contains("SQL has no key")
+                .doesNotContain("ScreenConfig")
+                .doesNotContain("--key");
+        f.close();
+    }
+
+    @Test
+    void readErrorsNameNeitherTheSizeNorTheRawException() throws IOException {
+        Path file = filter("f.bloom", "listed");
+        long reported = Files.size(file) + FaultyFileSystems.SHORT_BY;
+        MightContainScalarFunction f = new MightContainScalarFunction();
+        String shorter = messages(catchThrowable(() -> f.eval("short://" + file, "listed")));
+        assertThat(shorter)
+                .contains("BLOOM_MIGHT_CONTAIN: cannot use filter file short://" + file)
+                .contains("reading failed")
+                .doesNotContain(String.valueOf(reported))
+                .doesNotContain("Exception");
+        String denied = messages(catchThrowable(() -> f.eval("denied://" + file, "listed")));
+        assertThat(denied)
+                .contains("BLOOM_MIGHT_CONTAIN: cannot use filter file denied://" + file)
+                .contains("permission denied")
+                .doesNotContain("403")
+                .doesNotContain("Exception");
         f.close();
     }
 

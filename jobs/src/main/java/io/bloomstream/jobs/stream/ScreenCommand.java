@@ -212,12 +212,8 @@ public final class ScreenCommand implements Callable<Integer> {
                         .initialVersion(filterVersion)
                         .seed(seed)
                         .normalization(normalization);
-        long[] k = key.key(spec.commandLine());
+        long[] k = key.keyWithoutSeed(spec.commandLine());
         if (k != null) {
-            if (spec.commandLine().getParseResult().hasMatchedOption("--seed")) {
-                throw new CommandLine.ParameterException(
-                        spec.commandLine(), "--seed is for XXH3 files: a keyed file takes no seed");
-            }
             config.sipHashKey(k[0], k[1]);
         }
         if (format == LineParser.Format.TEXT) {

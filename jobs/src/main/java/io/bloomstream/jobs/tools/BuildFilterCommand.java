@@ -47,7 +47,8 @@ import picocli.CommandLine.Option;
         description = {
             "Builds a filter file from a list, one entry a line, and prints m, k, bytes and the"
                     + " expected rate.",
-            "Lines empty or unusable under the normalization are skipped and counted."
+            "Lines empty or unusable under the normalization, longer than --max-line-bytes or not"
+                    + " UTF-8 are skipped and counted."
         })
 public final class BuildFilterCommand implements Callable<Integer> {
 
@@ -197,14 +198,7 @@ public final class BuildFilterCommand implements Callable<Integer> {
 
     private int build(Normalization normalization, int cap, Path parent, TempFiles temp)
             throws IOException {
-        Hasher hasher = key.hasher(spec.commandLine());
-        if (hasher == null) {
-            hasher = Hasher.xxh3(seed);
-        } else if (spec.commandLine().getParseResult().hasMatchedOption("--seed")) {
-            throw new CommandLine.ParameterException(
-                    spec.commandLine(), "--seed is for XXH3 files: a keyed file takes no seed");
-        }
-        Hasher chosenHasher = hasher;
+        Hasher chosenHasher = key.hasher(spec.commandLine(), seed);
         boolean sizeFromList =
                 shape.explicit != null
                         ? pageBits == FilterSpec.AUTO_PAGE_BITS
@@ -319,7 +313,10 @@ public final class BuildFilterCommand implements Callable<Integer> {
         out.printf(Locale.ROOT, "type              %s%n", counting ? "counting" : "bloom");
         out.printf(Locale.ROOT, "normalization     %s%n", normalization);
         out.printf(Locale.ROOT, "entries added     %d%n", counts[0]);
-        out.printf(Locale.ROOT, "lines skipped     %d (empty or unusable)%n", counts[1]);
+        out.printf(
+                Locale.ROOT,
+                "lines skipped     %d (empty, unusable, too long or not UTF-8)%n",
+                counts[1]);
         out.printf(Locale.ROOT, "distinct (est.)   %.0f%n", filter.estimate().estimate());
         out.printf(Locale.ROOT, "bits (m)          %d%n", filterSpec.bits());
         out.printf(Locale.ROOT, "hashes (k)        %d%n", filterSpec.hashes());

@@ -57,6 +57,34 @@ public final class KeyOptions {
     }
 
     /**
+     * The hasher of a command that also takes {@code --seed}: the keyed hasher of the key given, or
+     * XXH3 with {@code seed} when none was.
+     *
+     * @throws CommandLine.ParameterException as {@link #hasher}, or when {@code --seed} is given
+     *     with a key
+     */
+    public Hasher hasher(CommandLine cl, long seed) {
+        long[] k = keyWithoutSeed(cl);
+        return k == null ? Hasher.xxh3(seed) : Hasher.sipHash24(k[0], k[1]);
+    }
+
+    /**
+     * The key given, as {k0, k1}, or null when none was, for a command that also takes {@code
+     * --seed}: a keyed file takes no seed.
+     *
+     * @throws CommandLine.ParameterException as {@link #hasher}, or when {@code --seed} is given
+     *     with a key
+     */
+    public long[] keyWithoutSeed(CommandLine cl) {
+        long[] k = key(cl);
+        if (k != null && cl.getParseResult().hasMatchedOption("--seed")) {
+            throw new CommandLine.ParameterException(
+                    cl, "--seed is for XXH3 files: a keyed file takes no seed");
+        }
+        return k;
+    }
+
+    /**
      * The key given, as {k0, k1}, or null when none was.
      *
      * @throws CommandLine.ParameterException as {@link #hasher}

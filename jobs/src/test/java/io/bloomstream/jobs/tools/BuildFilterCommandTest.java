@@ -266,7 +266,7 @@ class BuildFilterCommandTest {
                 .isZero();
         assertThat(cli.out.toString())
                 .contains("entries added     2")
-                .contains("lines skipped     1");
+                .contains("lines skipped     1 (empty, unusable, too long or not UTF-8)");
         assertThat(cli.err.toString())
                 .contains(
                         "warning: skipped 1 line longer than --max-line-bytes 2000 (the first:"

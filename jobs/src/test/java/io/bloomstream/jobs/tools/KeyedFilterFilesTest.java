@@ -102,6 +102,86 @@ class KeyedFilterFilesTest {
     }
 
     @Test
+    void aKeyForAnUnkeyedFileIsRefusedNamingItsHash() throws Exception {
+        BloomFilter f = BloomFilter.create(100, 0.01);
+        f.add("listed");
+        Path file = tmp.resolve("unkeyed.bloom");
+        Files.write(file, FilterCodec.encode(f));
+        Path key = keyFile(KEY);
+        Path probe = tmp.resolve("probe.txt");
+        Files.write(probe, List.of("listed"));
+        for (String[] args :
+                new String[][] {
+                    {"inspect", "--filter", file.toString(), "--key-file", key.toString()},
+                    {
+                        "query",
+                        "--filter",
+                        file.toString(),
+                        "--key-file",
+                        key.toString(),
+                        "--input",
+                        probe.toString(),
+                        "--output",
+                        tmp.resolve("hits.txt").toString()
+                    }
+                }) {
+            Cli run = new Cli();
+            assertThat(run.run(args)).as(args[0]).isEqualTo(1);
+            assertThat(run.err.toString())
+                    .as(args[0])
+                    .contains(file + ": not a keyed filter file (its hash is XXH3_64")
+                    .contains("leave out --key-file");
+        }
+    }
+
+    @Test
+    void aSeedWithAKeyIsRefusedByBuildFilterAndScreen() throws Exception {
+        Path list = tmp.resolve("list.txt");
+        Files.write(list, List.of("listed@example.com"));
+        Path key = keyFile(KEY);
+        Path file = keyedFile();
+        for (String[] args :
+                new String[][] {
+                    {
+                        "build-filter",
+                        "--input",
+                        list.toString(),
+                        "--output",
+                        tmp.resolve("seeded.bloom").toString(),
+                        "--fpp",
+                        "0.01",
+                        "--key-file",
+                        key.toString(),
+                        "--seed",
+                        "7"
+                    },
+                    {
+                        "screen",
+                        "--filter",
+                        file.toString(),
+                        "--normalize",
+                        "email",
+                        "--key-file",
+                        key.toString(),
+                        "--seed",
+                        "7",
+                        "--input",
+                        list.toString(),
+                        "--output",
+                        tmp.resolve("clean").toString(),
+                        "--flagged-output",
+                        tmp.resolve("flagged").toString()
+                    }
+                }) {
+            Cli run = new Cli();
+            assertThat(run.run(args)).as(args[0]).isEqualTo(2);
+            assertThat(run.err.toString())
+                    .as(args[0])
+                    .contains("--seed is for XXH3 files: a keyed file takes no seed");
+        }
+    }
+
+    @Test
     void aWrongMissingOrMalformedKeyIsRefusedNamingTheFlagNeverTheKey() throws Exception {
         Path file = keyedFile();
         Path wrong = keyFile("ff0102030405060708090a0b0c0d0e0f");

@@ -30,7 +30,8 @@ import org.apache.flink.core.fs.UnsupportedFileSystemSchemeException;
  *
  * <p>The file's identity is its CRC32C trailer (the codec's own checksum of its contents), read
  * first with one seek. Filters are shared by the tasks of a JVM ({@link SharedFilters}, keyed by
- * path and checksum) and decoded as the file streams, without a byte-array copy of it.
+ * path, checksum and the key they were decoded with) and decoded as the file streams, without a
+ * byte-array copy of it.
  */
 @Internal
 public final class ScreenFilterLoader {
@@ -134,23 +135,57 @@ public final class ScreenFilterLoader {
     /**
      * Loads {@code path} for a reader that takes the file's own hash and normalization (SQL's
      * {@code BLOOM_MIGHT_CONTAIN}): every check of the screen except that the hash and
-     * normalization match a configuration. A keyed filter cannot be loaded this way.
+     * normalization match a configuration. A keyed filter cannot be loaded this way (there is no
+     * key), and the problem of a file that cannot be used never quotes its bytes, its size or an
+     * exception's text: the caller may not be allowed to read the file.
      */
     public static Loaded loadAsRecorded(String path) throws BadFilterFileException {
+        Loaded loaded;
         try {
-            return open(path, 0, null, null);
+            loaded = open(path, 0, null, null);
         } catch (BadFilterFileException e) {
-            if (e.getCause() instanceof FilterFormatException f) {
-                // The caller may not be allowed to read the file: no cause, whose message
-                // quotes the file's bytes (its magic) or its size.
-                throw new BadFilterFileException(path, withoutContents(f), true, null);
-            }
-            throw e;
+            throw new BadFilterFileException(path, withoutDetails(e), e.permanent(), null);
         }
+        if (loaded.filter().hasher().strategy().isKeyed()) {
+            loaded.release();
+            throw new BadFilterFileException(path, KEYED_IN_SQL, true, null);
+        }
+        return loaded;
+    }
+
+    private static final String KEYED_IN_SQL =
+            "it is a keyed (SipHash-2-4) filter file: keyed filters cannot be used in SQL (SQL has"
+                    + " no key)";
+
+    /** The problem of {@code e} without the file's bytes or size or an exception's text. */
+    static String withoutDetails(BadFilterFileException e) {
+        Throwable cause = e.getCause();
+        if (cause == null) {
+            return e.problem(); // our own words: a directory, a file that changed while read
+        }
+        if (cause instanceof FilterFormatException f) {
+            return withoutContents(f);
+        }
+        if (cause instanceof FileNotFoundException || cause instanceof NoSuchFileException) {
+            return "it does not exist";
+        }
+        if (isAccessControl(cause)) {
+            return "permission denied";
+        }
+        if (cause instanceof UnsupportedFileSystemSchemeException) {
+            return "no file system for its scheme";
+        }
+        if (cause instanceof IllegalArgumentException) {
+            return "bad path";
+        }
+        return e.permanent() ? "reading failed" : "reading failed; a retry may help";
     }
 
     /** What is wrong with a file, without quoting its bytes or its size. */
     static String withoutContents(FilterFormatException f) {
+        if (f.needsKey()) {
+            return KEYED_IN_SQL;
+        }
         switch (f.field()) {
             case "magic":
                 return "it is not a filter file";
@@ -160,9 +195,6 @@ public final class ScreenFilterLoader {
                 return "not a valid filter file (field crc32c): its checksum does not match, the"
                         + " file is corrupt or truncated";
             case "strategy":
-                if (f.getMessage().contains("keyed")) {
-                    return "it is a keyed (SipHash) filter file, which needs its key";
-                }
                 return "not a valid filter file (field strategy): an unknown hash strategy";
             default:
                 return "not a valid filter file (field "
@@ -211,7 +243,7 @@ public final class ScreenFilterLoader {
         }
         SharedFilters.Lease lease;
         try {
-            lease = SharedFilters.acquire(key, checksum, () -> decode(fs, p, length, keyed));
+            lease = SharedFilters.acquire(key, checksum, keyed, () -> decode(fs, p, length, keyed));
         } catch (IOException | IllegalArgumentException e) {
             throw classify(path, e);
         }
@@ -263,15 +295,13 @@ public final class ScreenFilterLoader {
         if (e instanceof BadFilterFileException b) {
             return b;
         }
-        if (e instanceof FilterFormatException f
-                && f.field().equals("strategy")
-                && f.getMessage().contains("keyed")) {
+        if (e instanceof FilterFormatException f && f.needsKey()) {
             return new BadFilterFileException(
                     path,
                     "it is a keyed (SipHash-2-4) filter file: screen it with its key"
                             + " (ScreenConfig.sipHashKey; screen --key-file or --key-env)",
                     true,
-                    null);
+                    e);
         }
         if (e instanceof FilterFormatException f) {
             return new BadFilterFileException(

@@ -1,6 +1,7 @@
 package io.bloomstream.flink.screen;
 
 import io.bloomstream.filter.FilterFile;
+import io.bloomstream.filter.Hasher;
 import java.io.IOException;
 import java.util.HashMap;
 import java.util.Map;
@@ -8,10 +9,12 @@ import org.apache.flink.annotation.Internal;
 
 /**
  * The screening filters decoded in this JVM (a TaskManager), one per file path (as {@link
- * ScreenFilterLoader#normalizedPath} qualifies it, so spellings of one path share) and checksum,
- * shared by the tasks of its slots and counted by reference: the first task to ask decodes the file
- * while the others wait for it, and the last to let go frees it. A filter is never changed after it
- * is decoded; each task reads it through its own {@link io.bloomstream.filter.FilterReader}. The
+ * ScreenFilterLoader#normalizedPath} qualifies it, so spellings of one path share), checksum and
+ * the keyed hasher it was decoded with (none for a reader without a key: a keyed filter one screen
+ * decoded with its key is never handed to a reader that has no key, or another key), shared by the
+ * tasks of its slots and counted by reference: the first task to ask decodes the file while the
+ * others wait for it, and the last to let go frees it. A filter is never changed after it is
+ * decoded; each task reads it through its own {@link io.bloomstream.filter.FilterReader}. The
  * overlay of live updates stays per task. (Per class loader: with the library in the job jar, one
  * cache per job and TaskManager.)
  */
@@ -23,13 +26,16 @@ final class SharedFilters {
         FilterFile decode() throws IOException;
     }
 
+    /** What a filter is shared by: {@code keyed} is null for a reader without a key. */
+    private record Key(String checksum, String path, Hasher keyed) {}
+
     /** A use of a shared filter; close it once. */
     static final class Lease implements AutoCloseable {
-        private final String key;
+        private final Key key;
         private final Entry entry;
         private boolean closed;
 
-        private Lease(String key, Entry entry) {
+        private Lease(Key key, Entry entry) {
             this.key = key;
             this.entry = entry;
         }
@@ -52,16 +58,18 @@ final class SharedFilters {
         FilterFile file; // guarded by this entry; never changed once set
     }
 
-    private static final Map<String, Entry> ENTRIES = new HashMap<>();
+    private static final Map<Key, Entry> ENTRIES = new HashMap<>();
 
     private SharedFilters() {}
 
     /**
-     * The filter of {@code path} with {@code checksum}, decoded by {@code decoder} unless another
-     * task of this JVM holds it; the decoder's result must have that checksum.
+     * The filter of {@code path} with {@code checksum} decoded with the keyed hasher {@code keyed}
+     * (null: none), decoded by {@code decoder} unless another task of this JVM holds it; the
+     * decoder's result must have that checksum.
      */
-    static Lease acquire(String path, String checksum, Decoder decoder) throws IOException {
-        String key = checksum + " " + path;
+    static Lease acquire(String path, String checksum, Hasher keyed, Decoder decoder)
+            throws IOException {
+        Key key = new Key(checksum, path, keyed);
         Entry entry;
         synchronized (ENTRIES) {
             entry = ENTRIES.computeIfAbsent(key, k -> new Entry());
@@ -80,7 +88,7 @@ final class SharedFilters {
         return new Lease(key, entry);
     }
 
-    private static void release(String key, Entry entry) {
+    private static void release(Key key, Entry entry) {
         synchronized (ENTRIES) {
             if (--entry.refs == 0) {
                 ENTRIES.remove(key, entry);
@@ -96,8 +104,8 @@ final class SharedFilters {
         String path = ScreenFilterLoader.normalizedPath(spelling);
         synchronized (ENTRIES) {
             int n = 0;
-            for (Map.Entry<String, Entry> e : ENTRIES.entrySet()) {
-                if (e.getKey().endsWith(" " + path)) {
+            for (Map.Entry<Key, Entry> e : ENTRIES.entrySet()) {
+                if (e.getKey().path().equals(path)) {
                     n += e.getValue().refs;
                 }
             }
