@@ -12,6 +12,7 @@ import org.apache.flink.api.common.eventtime.TimestampAssignerSupplier;
 import org.apache.flink.api.common.eventtime.WatermarkAlignmentParams;
 import org.apache.flink.api.common.eventtime.WatermarkGenerator;
 import org.apache.flink.api.common.eventtime.WatermarkGeneratorSupplier;
+import org.apache.flink.api.common.eventtime.WatermarkOutput;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -33,12 +34,14 @@ import org.slf4j.LoggerFactory;
  * }</pre>
  *
  * <p>The guarded strategy's timestamp assigner gives an event whose time is more than the bound
- * ahead of {@link #clock()} at assignment no timestamp ({@code Long.MIN_VALUE}, Flink's "none"), so
- * the watermark generator never sees it, and the event-time operators send it to their rejected
- * output ("no timestamp"); the first one of each source subtask is logged with its time and the
- * bound. A timestamp assigner set on the guarded strategy afterwards ({@code
- * withTimestampAssigner}) is guarded too. Events in the past are not this guard's business: they
- * are late, or not, by the watermark.
+ * ahead of {@link #clock()} at assignment no timestamp ({@code Long.MIN_VALUE}, Flink's "none"),
+ * and the guarded strategy's watermark generator is not called for it (Flink calls {@code onEvent}
+ * for every record, so a generator that reads the event, a punctuated one, is skipped for a refused
+ * one), and the event-time operators send it to their rejected output ("no timestamp"); the first
+ * one of each source subtask is logged with its time and the bound. An event that had no timestamp
+ * before the guard still reaches the generator, as it would unguarded. A timestamp assigner set on
+ * the guarded strategy afterwards ({@code withTimestampAssigner}) is guarded too. Events in the
+ * past are not this guard's business: they are late, or not, by the watermark.
  *
  * <p>The default bound, {@link #DEFAULT_MAX_AHEAD} (one day), admits clocks skewed by hours and
  * time zones mistaken for offsets, and refuses a time in microseconds or nanoseconds (thousands of
@@ -73,9 +76,16 @@ public final class EventTimeBound implements Serializable {
 
     /**
      * Events at most {@code maxAhead} ahead of {@code clock} (for tests and replays; the clock is
-     * serialized with the job, as {@code Clock.systemUTC()} and {@code Clock.fixed(...)} are).
+     * serialized with the job, as {@code Clock.systemUTC()} and {@code Clock.fixed(...)} are, so it
+     * must be {@link Serializable}: another one is refused here, not at job submission).
      */
     public static EventTimeBound of(Duration maxAhead, Clock clock) {
+        Objects.requireNonNull(clock, "clock");
+        if (!(clock instanceof Serializable)) {
+            throw new IllegalArgumentException(
+                    "clock must be Serializable (it is shipped with the job), was "
+                            + clock.getClass().getName());
+        }
         return new EventTimeBound(maxAhead, clock);
     }
 
@@ -105,7 +115,7 @@ public final class EventTimeBound implements Serializable {
 
     /**
      * {@code strategy} with this bound: events whose assigned time is too far ahead get no
-     * timestamp, and its watermark generator never sees them.
+     * timestamp, and its watermark generator is not called for them ({@code onEvent} is skipped).
      */
     public <T> WatermarkStrategy<T> guard(WatermarkStrategy<T> strategy) {
         return new Guarded<>(Objects.requireNonNull(strategy, "strategy"), this);
@@ -131,6 +141,12 @@ public final class EventTimeBound implements Serializable {
         private final WatermarkStrategy<T> strategy;
         private final EventTimeBound bound;
 
+        /**
+         * Shared by this copy's assigner and generators (one subtask, one thread: Flink calls the
+         * assigner, then the generator, for each record); not shipped with the job.
+         */
+        private transient Refused refused;
+
         Guarded(WatermarkStrategy<T> strategy, EventTimeBound bound) {
             this.strategy = strategy;
             this.bound = bound;
@@ -139,13 +155,21 @@ public final class EventTimeBound implements Serializable {
         @Override
         public WatermarkGenerator<T> createWatermarkGenerator(
                 WatermarkGeneratorSupplier.Context context) {
-            return strategy.createWatermarkGenerator(context);
+            return new GuardedGenerator<>(strategy.createWatermarkGenerator(context), refused());
         }
 
         @Override
         public TimestampAssigner<T> createTimestampAssigner(
                 TimestampAssignerSupplier.Context context) {
-            return new BoundedAssigner<>(strategy.createTimestampAssigner(context), bound);
+            return new BoundedAssigner<>(
+                    strategy.createTimestampAssigner(context), bound, refused());
+        }
+
+        private Refused refused() {
+            if (refused == null) {
+                refused = new Refused();
+            }
+            return refused;
         }
 
         @Override
@@ -166,23 +190,57 @@ public final class EventTimeBound implements Serializable {
         }
     }
 
-    /** Gives a timestamp too far ahead none; logs the first one. */
+    /** The marker: the last event the assigner refused, until the generator has skipped it. */
+    private static final class Refused {
+        Object event;
+    }
+
+    /** The given generator, not called for an event the assigner refused. */
+    private static final class GuardedGenerator<T> implements WatermarkGenerator<T> {
+        private final WatermarkGenerator<T> generator;
+        private final Refused refused;
+
+        GuardedGenerator(WatermarkGenerator<T> generator, Refused refused) {
+            this.generator = generator;
+            this.refused = refused;
+        }
+
+        @Override
+        public void onEvent(T event, long eventTimestamp, WatermarkOutput output) {
+            if (eventTimestamp == Long.MIN_VALUE && refused.event == event) {
+                refused.event = null;
+                return;
+            }
+            generator.onEvent(event, eventTimestamp, output);
+        }
+
+        @Override
+        public void onPeriodicEmit(WatermarkOutput output) {
+            generator.onPeriodicEmit(output);
+        }
+    }
+
+    /** Gives a timestamp too far ahead none, and marks its event; logs the first one. */
     private static final class BoundedAssigner<T> implements TimestampAssigner<T> {
         private final TimestampAssigner<T> assigner;
         private final EventTimeBound bound;
+        private final Refused refused;
         private boolean warned;
 
-        BoundedAssigner(TimestampAssigner<T> assigner, EventTimeBound bound) {
+        BoundedAssigner(TimestampAssigner<T> assigner, EventTimeBound bound, Refused refused) {
             this.assigner = assigner;
             this.bound = bound;
+            this.refused = refused;
         }
 
         @Override
         public long extractTimestamp(T element, long recordTimestamp) {
             long t = assigner.extractTimestamp(element, recordTimestamp);
             if (bound.admits(t)) {
+                refused.event = null;
                 return t;
             }
+            refused.event = element;
             if (!warned) {
                 warned = true;
                 LOG.warn(

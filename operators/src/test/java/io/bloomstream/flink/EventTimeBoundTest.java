@@ -41,7 +41,8 @@ class EventTimeBoundTest {
                     @Override
                     public void markActive() {}
                 };
-        for (long e : events) {
+        for (long time : events) {
+            Long e = time; // one object, as Flink hands the assigner and the generator
             generator.onEvent(e, assigner.extractTimestamp(e, Long.MIN_VALUE), out);
             generator.onPeriodicEmit(out);
         }
@@ -103,5 +104,61 @@ class EventTimeBoundTest {
         assertThatThrownBy(() -> EventTimeBound.of(Duration.ofMillis(-1)))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("maxAhead must be >= 0, was PT-0.001S");
+    }
+
+    @Test
+    void aGeneratorThatReadsTheEventNeverSeesARefusedOne() {
+        // a punctuated generator: the event carries its own watermark, the timestamp is unused
+        WatermarkStrategy<Long> punctuated =
+                WatermarkStrategy.<Long>forGenerator(
+                                context ->
+                                        new WatermarkGenerator<Long>() {
+                                            @Override
+                                            public void onEvent(
+                                                    Long event,
+                                                    long timestamp,
+                                                    WatermarkOutput out) {
+                                                out.emitWatermark(new Watermark(event));
+                                            }
+
+                                            @Override
+                                            public void onPeriodicEmit(WatermarkOutput out) {}
+                                        })
+                        .withTimestampAssigner((e, previous) -> e);
+        long inMicros = (NOW - 5_000) * 1000;
+        assertThat(run(BOUND.guard(punctuated), NOW - 10_000, inMicros, NOW - 5_000))
+                .containsExactly(NOW - 10_000, NOW - 5_000);
+        // an event that had no timestamp before the guard still reaches the generator
+        TimestampAssigner<Long> none =
+                BOUND.guard(punctuated.withTimestampAssigner((e, previous) -> Long.MIN_VALUE))
+                        .createTimestampAssigner(null);
+        assertThat(none.extractTimestamp(1L, 0)).isEqualTo(Long.MIN_VALUE);
+        WatermarkStrategy<Long> noTimestamps =
+                BOUND.guard(punctuated.withTimestampAssigner((e, previous) -> Long.MIN_VALUE));
+        assertThat(run(noTimestamps, 7L)).containsExactly(7L);
+    }
+
+    @Test
+    void aClockThatCannotBeSerializedIsRefusedAtOnce() {
+        Clock unserializable =
+                new Clock() {
+                    @Override
+                    public java.time.ZoneId getZone() {
+                        return ZoneOffset.UTC;
+                    }
+
+                    @Override
+                    public Clock withZone(java.time.ZoneId zone) {
+                        return this;
+                    }
+
+                    @Override
+                    public Instant instant() {
+                        return Instant.ofEpochMilli(NOW);
+                    }
+                };
+        assertThatThrownBy(() -> EventTimeBound.of(Duration.ofDays(1), unserializable))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("clock must be Serializable");
     }
 }

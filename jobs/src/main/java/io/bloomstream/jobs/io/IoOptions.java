@@ -92,7 +92,9 @@ public final class IoOptions {
             description =
                     "The longest line (file) or record (Kafka) read, in bytes (default 1048576,"
                             + " 1 MiB); a longer one goes to the rejected output with its length"
-                            + " and its first 1024 bytes, never into memory whole.")
+                            + " and its first 1024 bytes. A file line is never read into memory"
+                            + " whole; a Kafka record is (the consumer hands it over whole: bound"
+                            + " it with the topic's max.message.bytes).")
     public long maxLineBytes = Utf8Lines.DEFAULT_MAX_LINE_BYTES;
 
     @Option(

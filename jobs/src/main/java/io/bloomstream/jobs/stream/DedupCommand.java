@@ -113,8 +113,10 @@ public final class DedupCommand implements Callable<Integer> {
      * @param maxFutureTime how far ahead of the wall clock an event time may be (with a time field)
      * @param watermarks the input source's watermarks: none without a time field, else trailing the
      *     newest event time by {@code --max-out-of-orderness}; for files one after each record that
-     *     moves it, so that a file's late events are the same on every run; times more than {@code
-     *     maxFutureTime} ahead of the wall clock get no timestamp and never reach them
+     *     moves it, so that a file's late events are the same on every run given the same times
+     *     refused; times more than {@code maxFutureTime} ahead of the wall clock when read get no
+     *     timestamp and never reach them (so the wall clock at read time decides too: a time near
+     *     the bound may be admitted on one run and refused on a later one)
      */
     public record Settings(
             LineParser parser,

@@ -189,8 +189,8 @@ public final class BuildFilterCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(
                     spec.commandLine(), "--output " + output + ": " + unwritable);
         }
+        // created (if missing) with the first temporary file, once the arguments are checked
         Path parent = output.toAbsolutePath().getParent();
-        Files.createDirectories(parent);
         try (TempFiles temp = new TempFiles()) {
             return build(normalization, cap, parent, temp);
         }
@@ -209,8 +209,9 @@ public final class BuildFilterCommand implements Callable<Integer> {
             if (Files.isRegularFile(input)) {
                 scan = scan(input, cap, normalization, entry -> {});
             } else {
-                // a pipe (<(zcat list.gz), /dev/stdin, a FIFO) can be read once: keep its entries
-                entries = temp.create(parent, "entries");
+                // a pipe (<(zcat list.gz), /dev/stdin, a FIFO) can be read once: keep its entries,
+                // owner-only (the list in plain text: for a keyed file, what the key hides)
+                entries = temp.createPrivate(parent, "entries");
                 try (java.io.Writer w =
                         new java.io.OutputStreamWriter(
                                 new BufferedOutputStream(Files.newOutputStream(entries), 1 << 16),
@@ -260,6 +261,10 @@ public final class BuildFilterCommand implements Callable<Integer> {
                                             .hasher(chosenHasher)
                                             .build());
         }
+        boolean counted = scan != null; // the list's length is known: refuse before adding
+        if (counted) {
+            refuseOversized(filterSpec, scan.entries);
+        }
         MembershipFilter filter =
                 counting ? CountingBloomFilter.create(filterSpec) : BloomFilter.create(filterSpec);
         if (entries != null) {
@@ -274,7 +279,9 @@ public final class BuildFilterCommand implements Callable<Integer> {
             scan = scan(input, cap, normalization, filter::add);
         }
         scan.warn(spec.commandLine().getErr(), cap);
-        refuseOversized(filterSpec, scan.entries);
+        if (!counted) {
+            refuseOversized(filterSpec, scan.entries);
+        }
         Path tmp = temp.create(parent, "tmp");
         try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(tmp), 1 << 16)) {
             FilterCodec.write(filter, normalization, out);

@@ -234,6 +234,7 @@ class BuildFilterCommandTest {
         // opening for read and write never blocks and lets a writer blocked in open return
         new java.io.RandomAccessFile(fifo.toFile(), "rw").close();
         writer.join(10_000);
+        assertThat(writer.isAlive()).as("the writer thread ended").isFalse();
         assertThat(status).as(cli.err.toString()).isZero();
         assertThat(cli.out.toString()).contains("\"entries_added\":3,\"lines_skipped\":1");
         MembershipFilter filter = FilterCodec.decodeFile(Files.readAllBytes(out), null).filter();
@@ -305,31 +306,105 @@ class BuildFilterCommandTest {
     }
 
     @Test
-    void removesItsTemporaryFileWhenInterrupted() throws Exception {
-        // a second JVM writes a dense 116 GiB file (allowed) and is sent SIGTERM, as Ctrl-C does,
-        // as
-        // soon as its temporary file appears
+    void keepsAPipesEntriesOwnerOnlyAndWritesTheFilterAsAnyFile() throws Exception {
+        // the spill file holds the list in plain text (for a keyed file, what the key hides)
+        Path fifo = tmp.resolve("list.fifo");
+        Assumptions.assumeTrue(
+                new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor() == 0, "mkfifo");
+        Assumptions.assumeTrue(
+                Files.getFileStore(tmp).supportsFileAttributeView("posix"), "POSIX permissions");
+        Path dir = tmp.resolve("out").resolve("nested"); // created with the first temporary file
+        Path out = dir.resolve("piped.bloom");
+        int[] status = {-1};
+        Thread build =
+                new Thread(
+                        () ->
+                                status[0] =
+                                        cli.run(
+                                                "build-filter",
+                                                "--input",
+                                                fifo.toString(),
+                                                "--output",
+                                                out.toString(),
+                                                "--fpp",
+                                                "0.001"));
+        build.setDaemon(true);
+        build.start();
+        String entriesMode;
+        try (var w = Files.newOutputStream(fifo)) { // returns once the command reads the pipe
+            try (var files = Files.list(dir)) {
+                Path entries =
+                        files.filter(f -> f.getFileName().toString().endsWith(".entries"))
+                                .findFirst()
+                                .orElseThrow();
+                entriesMode =
+                        java.nio.file.attribute.PosixFilePermissions.toString(
+                                Files.getPosixFilePermissions(entries));
+            }
+            w.write("alpha@x.org\nbeta@y.org\n".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        }
+        build.join(60_000);
+        assertThat(build.isAlive()).as("the build ended").isFalse();
+        assertThat(status[0]).as(cli.err.toString()).isZero();
+        assertThat(entriesMode).isEqualTo("rw-------");
+        // the filter keeps the umask's permissions, as any file the user writes
+        Path plain = Files.createFile(tmp.resolve("plain"));
+        assertThat(Files.getPosixFilePermissions(out))
+                .isEqualTo(Files.getPosixFilePermissions(plain));
+        try (var files = Files.list(dir)) {
+            assertThat(files.map(f -> f.getFileName().toString())).containsExactly("piped.bloom");
+        }
+    }
+
+    @Test
+    void refusesBeforeCreatingTheOutputDirectory() throws Exception {
         Path list = tmp.resolve("three.txt");
         Files.write(list, List.of("a", "b", "c"));
+        Path out = tmp.resolve("new").resolve("dir").resolve("x.bloom");
+        assertThat(
+                        cli.run(
+                                "build-filter",
+                                "--input",
+                                list.toString(),
+                                "--output",
+                                out.toString(),
+                                "--bits",
+                                "1T",
+                                "--hashes",
+                                "3"))
+                .isEqualTo(2);
+        // refused as soon as the list is counted, before a filter or a directory is made
+        assertThat(cli.err.toString()).contains("--allow-oversized");
+        assertThat(tmp.resolve("new")).doesNotExist();
+    }
+
+    @Test
+    void removesItsTemporaryFileWhenInterrupted() throws Exception {
+        // a second JVM reads a pipe that is never closed: it holds its spill file and blocks
+        // there, writing nothing large, until it is sent SIGTERM, as Ctrl-C does
+        Path fifo = tmp.resolve("list.fifo");
+        Assumptions.assumeTrue(
+                new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor() == 0, "mkfifo");
         Path dir = Files.createDirectory(tmp.resolve("out"));
         List<String> cmd =
                 List.of(
                         Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                        "-Xmx256m",
+                        "-Xmx64m",
                         "-cp",
                         System.getProperty("java.class.path"),
                         io.bloomstream.jobs.Main.class.getName(),
                         "build-filter",
                         "--input",
-                        list.toString(),
+                        fifo.toString(),
                         "--output",
-                        dir.resolve("huge.bloom").toString(),
-                        "--bits",
-                        "1T",
-                        "--hashes",
-                        "3",
-                        "--allow-oversized");
-        try (java.nio.file.WatchService watch = dir.getFileSystem().newWatchService()) {
+                        dir.resolve("piped.bloom").toString(),
+                        "--fpp",
+                        "0.01");
+        // opened for reading and writing: never blocks, and the pipe keeps a writer, so the
+        // child's read waits for more
+        try (java.io.RandomAccessFile writer = new java.io.RandomAccessFile(fifo.toFile(), "rw");
+                java.nio.file.WatchService watch = dir.getFileSystem().newWatchService()) {
+            writer.write("alpha@x.org\n".getBytes(java.nio.charset.StandardCharsets.UTF_8));
             dir.register(watch, java.nio.file.StandardWatchEventKinds.ENTRY_CREATE);
             Process p =
                     new ProcessBuilder(cmd)
@@ -341,7 +416,8 @@ class BuildFilterCommandTest {
                 assertThat(key).as(Files.readString(tmp.resolve("build.log"))).isNotNull();
                 assertThat(key.pollEvents().get(0).context().toString())
                         .startsWith(".build-filter-")
-                        .endsWith(".tmp");
+                        .endsWith(".entries");
+                assertThat(p.isAlive()).as("blocked on the pipe").isTrue();
                 p.destroy(); // SIGTERM
                 assertThat(p.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
             } finally {
