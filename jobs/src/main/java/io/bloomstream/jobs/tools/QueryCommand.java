@@ -5,7 +5,8 @@ import io.bloomstream.filter.MembershipFilter;
 import io.bloomstream.filter.Normalization;
 import io.bloomstream.jobs.console.FileErrors;
 import io.bloomstream.jobs.console.JsonObjects;
-import java.io.BufferedReader;
+import io.bloomstream.jobs.io.Utf8LineFormat;
+import io.bloomstream.jobs.io.Utf8Lines;
 import java.io.BufferedWriter;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -76,7 +77,10 @@ public final class QueryCommand implements Callable<Integer> {
         long lines = 0;
         long matched = 0;
         long unusable = 0;
-        try (BufferedReader r = Files.newBufferedReader(input, StandardCharsets.UTF_8)) {
+        // lines longer than the stream commands' default cap, or not UTF-8, are counted unusable
+        try (Utf8LineFormat.LineReader r =
+                new Utf8LineFormat.LineReader(
+                        Files.newInputStream(input), null, Utf8Lines.DEFAULT_MAX_LINE_BYTES)) {
             if (output == null) {
                 PrintWriter out = spec.commandLine().getOut(); // not ours to close
                 long[] counts = copyMatches(r, out, normalization, f);
@@ -122,12 +126,12 @@ public final class QueryCommand implements Callable<Integer> {
 
     /** Writes the lines that might be in {@code f}; returns lines, matched, unusable. */
     private static long[] copyMatches(
-            BufferedReader r, Writer w, Normalization normalization, MembershipFilter f)
+            Utf8LineFormat.LineReader r, Writer w, Normalization normalization, MembershipFilter f)
             throws IOException {
         long[] counts = new long[3];
-        for (String line = r.readLine(); line != null; line = r.readLine()) {
+        for (String line = r.read(); line != null; line = r.read()) {
             counts[0]++;
-            String v = normalization.apply(line);
+            String v = Utf8Lines.unreadable(line) ? null : normalization.apply(line);
             if (v == null) {
                 counts[2]++;
             } else if (f.mightContain(v)) {

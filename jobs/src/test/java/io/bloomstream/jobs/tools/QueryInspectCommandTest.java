@@ -57,4 +57,42 @@ class QueryInspectCommandTest {
         assertThat(cli.run("inspect", "--filter", list.toString())).isEqualTo(1);
         assertThat(cli.err.toString()).contains("not a valid filter file (field ");
     }
+
+    @Test
+    void queryCountsALineLongerThanTheCapAsUnusableAndReadsOn() throws Exception {
+        Path list = tmp.resolve("list.txt");
+        Files.write(list, List.of("alpha", "beta"));
+        Path filter = tmp.resolve("f.bloom");
+        assertThat(
+                        cli.run(
+                                "build-filter",
+                                "--input",
+                                list.toString(),
+                                "--output",
+                                filter.toString(),
+                                "--fpp",
+                                "0.000001"))
+                .isZero();
+        Path probe = tmp.resolve("probe.txt");
+        // a 2 MiB line (past the 1 MiB default cap) between two listed ones, and a non-UTF-8 line
+        Files.write(
+                probe,
+                ("alpha\n" + "x".repeat(2 << 20) + "\nbeta\n")
+                        .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        Files.write(probe, new byte[] {(byte) 0xff, '\n'}, java.nio.file.StandardOpenOption.APPEND);
+        Path hits = tmp.resolve("hits.txt");
+        assertThat(
+                        cli.run(
+                                "query",
+                                "--filter",
+                                filter.toString(),
+                                "--input",
+                                probe.toString(),
+                                "--output",
+                                hits.toString()))
+                .as(cli.err.toString())
+                .isZero();
+        assertThat(Files.readAllLines(hits)).containsExactly("alpha", "beta");
+        assertThat(cli.err.toString()).contains("4 lines, 2 might be in the filter, 2 unusable");
+    }
 }
