@@ -24,6 +24,7 @@ import org.apache.flink.table.functions.FunctionContext;
 import org.apache.flink.table.functions.ProcessTableFunction;
 import org.apache.flink.table.functions.TableSemantics;
 import org.apache.flink.table.types.DataType;
+import org.apache.flink.table.types.inference.StaticArgument;
 import org.apache.flink.table.types.inference.TypeInference;
 import org.apache.flink.types.Row;
 
@@ -75,14 +76,17 @@ import org.apache.flink.types.Row;
  * io.bloomstream.flink.dedup.DedupMetrics}).
  *
  * <p><b>Arguments</b>, checked at planning time (a {@code ValidationException} naming the argument
- * and its value): {@code id_column} a literal naming a STRING, BYTES or integer column of the
- * input; {@code expected_items} a positive INT literal; {@code fpp} a DECIMAL literal in (0, 1);
- * {@code retention} a positive day-time INTERVAL literal, only with {@code on_time}: Flink 2.2
- * gives process table functions event-time timers only, so a retention on processing time (which
- * the DataStream operator has) is rejected; {@code generations} an INT literal from 2 to 46, only
- * with a retention. Flink 2.2 passes scalar arguments to the function without casting them, so the
- * literal types are strict (write {@code 0.01}, not {@code 1e-2}); a literal Flink cannot match to
- * the declared type at all fails with Flink's own message listing the signature.
+ * and its value). A name the function does not know, or one given twice, fails naming it and the
+ * known ones: Calcite drops an unknown name before the function sees the call, so the check reads
+ * the call as written ({@code FlinkCallContexts#argumentNames}). The arguments: {@code id_column} a
+ * literal naming a STRING, BYTES or integer column of the input; {@code expected_items} a positive
+ * INT literal; {@code fpp} a DECIMAL literal in (0, 1); {@code retention} a positive day-time
+ * INTERVAL literal, only with {@code on_time}: Flink 2.2 gives process table functions event-time
+ * timers only, so a retention on processing time (which the DataStream operator has) is rejected;
+ * {@code generations} an INT literal from 2 to 46, only with a retention. Flink 2.2 passes scalar
+ * arguments to the function without casting them, so the literal types are strict (write {@code
+ * 0.01}, not {@code 1e-2}); a literal Flink cannot match to the declared type at all fails with
+ * Flink's own message listing the signature.
  *
  * <p><b>State</b> is the DataStream operator's paged layout, per key, in state layout {@value
  * #STATE_LAYOUT} ({@link DedupStateViews}): a {@code MapView} {@value #PAGES_V2_STATE} of pages
@@ -436,11 +440,12 @@ public class DedupTableFunction extends ProcessTableFunction<Row> {
     @Override
     public TypeInference getTypeInference(DataTypeFactory typeFactory) {
         TypeInference extracted = super.getTypeInference(typeFactory);
+        List<StaticArgument> declared = extracted.getStaticArguments().orElseThrow();
         return TypeInference.newBuilder()
-                .staticArguments(extracted.getStaticArguments().orElseThrow())
+                .staticArguments(declared)
                 .stateTypeStrategies(extracted.getStateTypeStrategies())
                 .inputTypeStrategy(new DedupArguments.Checks())
-                .outputTypeStrategy(DedupArguments::outputType)
+                .outputTypeStrategy(DedupArguments.outputTypeStrategy(declared))
                 .build();
     }
 }

@@ -90,6 +90,61 @@ class BloomDedupArgumentsTest {
     @CsvSource(
             delimiter = '|',
             value = {
+                // Calcite drops a name no parameter has before the function sees the call: the
+                // interval was ignored, and every id remembered for ever.
+                "id_column => 'id', expected_items => 10, fpp => 0.01,"
+                        + " retention_typo => INTERVAL '1' HOUR, on_time => DESCRIPTOR(ts)"
+                        + " | retention_typo",
+                "id_column => 'id', expected_item => 10, fpp => 0.01 | expected_item",
+                "id_column => 'id', expected_items => 10, fpp => 0.01, fpp => 0.02 | fpp",
+            })
+    void unknownArgumentNameFailsAtPlanningNamingItAndTheKnownOnes(String args, String name) {
+        assertThatThrownBy(() -> t.explainSql(dedup(args)))
+                .isInstanceOf(ValidationException.class)
+                .satisfies(
+                        e ->
+                                assertThat(messages(e))
+                                        .containsPattern(
+                                                "BLOOM_DEDUP: (unknown )?argument " + name + "[; ]")
+                                        .containsPattern(
+                                                "unknown argument "
+                                                        + name
+                                                        + "; the arguments are input, id_column,"
+                                                        + " expected_items, fpp, retention, .*"
+                                                        + "on_time, uid"
+                                                        + "|argument "
+                                                        + name
+                                                        + " is given twice"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "SELECT BLOOM_SHARD(`value` => id, shards => 4) FROM events",
+                "SELECT BLOOM_SHARD(`value` => id, shardz => 4) FROM events",
+                "SELECT BLOOM_COUNT_DISTINCT(`value` => id, expected_items => 10) FROM events",
+                "SELECT BLOOM_BUILD(`value` => id, expected_items => 10, fpp => 0.01) FROM events",
+                "SELECT BLOOM_ESTIMATE(`filter` => CAST(NULL AS BYTES)) FROM events",
+                "SELECT BLOOM_MIGHT_CONTAIN(`filter` => 'f.bloom', `value` => id) FROM events",
+                "SELECT BLOOM_UNION(`filter` => CAST(NULL AS BYTES)) FROM events",
+            })
+    void theOtherFunctionsRefuseNamedArgumentsAtPlanning(String query) {
+        // They take positional arguments only; Flink refuses a named call before the function's
+        // checks (TypeInferenceOperandChecker#paramNames), so no name is ever ignored.
+        assertThatThrownBy(() -> t.explainSql(query))
+                .isInstanceOf(ValidationException.class)
+                .satisfies(
+                        e ->
+                                assertThat(messages(e))
+                                        .contains(
+                                                "Function must not be overloaded or use varargs"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(
+            delimiter = '|',
+            value = {
                 "BLOOM_SHARD(id, 0) | shards | 0",
                 "BLOOM_SHARD(id, -3) | shards | -3",
                 "BLOOM_SHARD(x) | value | DOUBLE",

@@ -5,10 +5,13 @@ import io.bloomstream.flink.dedup.DedupConfig;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.table.api.DataTypes;
+import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.functions.FunctionDefinition;
 import org.apache.flink.table.functions.TableSemantics;
 import org.apache.flink.table.types.DataType;
@@ -17,6 +20,8 @@ import org.apache.flink.table.types.inference.CallContext;
 import org.apache.flink.table.types.inference.ConstantArgumentCount;
 import org.apache.flink.table.types.inference.InputTypeStrategy;
 import org.apache.flink.table.types.inference.Signature;
+import org.apache.flink.table.types.inference.StaticArgument;
+import org.apache.flink.table.types.inference.TypeStrategy;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.LogicalTypeFamily;
 import org.apache.flink.table.types.logical.LogicalTypeRoot;
@@ -120,6 +125,38 @@ public final class DedupArguments {
     }
 
     /**
+     * The output type strategy: refuses an argument name the function does not know (see {@link
+     * Checks#checkNames}: this is the first hook that sees the names as written) and a required
+     * argument that is missing, then gives {@link #outputType(CallContext)}.
+     *
+     * @param declared the function's declared arguments, in order
+     */
+    public static TypeStrategy outputTypeStrategy(List<StaticArgument> declared) {
+        List<String> known = knownNames(declared);
+        return call -> {
+            try {
+                Optional<List<String>> names =
+                        FlinkCallContexts.argumentNames(call, FUNCTION, known.size());
+                if (names.isPresent()) {
+                    Checks.checkNames(names.get(), known);
+                    Checks.required(FlinkCallContexts.asWritten(call, FUNCTION));
+                }
+            } catch (IllegalArgumentException | IllegalStateException e) {
+                throw new ValidationException(e.getMessage(), e);
+            }
+            return outputType(call);
+        };
+    }
+
+    /** The names of the declared arguments and of Flink's system arguments. */
+    static List<String> knownNames(List<StaticArgument> declared) {
+        List<String> names = new ArrayList<>();
+        declared.forEach(a -> names.add(a.getName()));
+        names.addAll(SYSTEM_ARGUMENTS);
+        return List.copyOf(names);
+    }
+
+    /**
      * The function's own output columns: every column of the input but the PARTITION BY columns
      * (which the framework puts first), with time attributes made plain timestamps (the framework
      * appends {@code rowtime} when {@code on_time} is given).
@@ -152,6 +189,12 @@ public final class DedupArguments {
         return false;
     }
 
+    /**
+     * The arguments Flink adds to every process table function's declared ones: {@code on_time} and
+     * {@code uid} (its {@code SystemTypeInference}).
+     */
+    static final List<String> SYSTEM_ARGUMENTS = List.of("on_time", "uid");
+
     /** The planning-time checks; the types are left as they are (the static signature's). */
     public static final class Checks implements InputTypeStrategy {
 
@@ -170,6 +213,53 @@ public final class DedupArguments {
             return Optional.of(call.getArgumentDataTypes());
         }
 
+        /**
+         * Refuses an argument name the function does not have (Calcite would drop it, and the value
+         * with it, before the function sees the call) and a name given twice.
+         */
+        static void checkNames(List<String> written, List<String> known) {
+            Set<String> seen = new HashSet<>();
+            for (String name : written) {
+                if (!known.contains(name)) {
+                    throw new IllegalArgumentException(
+                            FUNCTION
+                                    + ": unknown argument "
+                                    + name
+                                    + "; the arguments are "
+                                    + String.join(", ", known));
+                }
+                if (!seen.add(name)) {
+                    throw new IllegalArgumentException(
+                            FUNCTION + ": argument " + name + " is given twice");
+                }
+            }
+        }
+
+        /**
+         * Refuses a call without {@code expected_items} or {@code fpp}. Run by the output type
+         * strategy after the names were checked: in the input type strategy a misspelt name has
+         * already been dropped, and would be reported as a missing argument.
+         */
+        static void required(CallContext call) {
+            if (call.isArgumentNull(POS_EXPECTED_ITEMS)) {
+                throw bad(
+                        EXPECTED_ITEMS,
+                        "is required: the distinct ids one partition key holds, like "
+                                + EXPECTED_ITEMS
+                                + " => 1000000",
+                        "missing or NULL");
+            }
+            if (call.isArgumentNull(POS_FPP)) {
+                throw bad(
+                        FPP,
+                        "is required: the false-positive rate, in (0, 1), like " + FPP + " => 0.01",
+                        "missing or NULL");
+            }
+        }
+
+        /**
+         * Checks the values of the call's arguments (a missing required one: {@link #required}).
+         */
         private static void check(CallContext call) {
             List<DataType> args = call.getArgumentDataTypes();
             DataType input = args.get(POS_INPUT);
@@ -217,20 +307,9 @@ public final class DedupArguments {
                             EXPECTED_ITEMS,
                             LogicalTypeRoot.INTEGER,
                             "an INT");
-            if (items == null) {
-                throw bad(
-                        EXPECTED_ITEMS,
-                        "is required: the distinct ids one partition key holds, like "
-                                + EXPECTED_ITEMS
-                                + " => 1000000",
-                        "missing or NULL");
-            }
             BigDecimal fpp = number(call, POS_FPP, FPP);
-            if (fpp == null) {
-                throw bad(
-                        FPP,
-                        "is required: the false-positive rate, in (0, 1), like " + FPP + " => 0.01",
-                        "missing or NULL");
+            if (items == null || fpp == null) {
+                return; // refused by the output type strategy, after the names (see required)
             }
             Duration retention = interval(call, POS_RETENTION, RETENTION);
             BigDecimal generations =
