@@ -46,8 +46,17 @@ import org.apache.flink.types.Row;
  *
  * <p><b>Output.</b> The PARTITION BY columns first, then every other column of the input in its
  * order (time attributes become plain timestamps), then, with {@code on_time}, the {@code rowtime}
- * column (the row's event time, a time attribute for later windows). The output is insert-only. For
- * a dedup over the whole table, partition by {@link ShardScalarFunction BLOOM_SHARD(id)}.
+ * column (the row's event time, a time attribute for later windows). The output is insert-only.
+ *
+ * <p><b>Partitions.</b> Without {@code PARTITION BY} the whole input is one partition: Flink runs
+ * the function on one task (parallelism 1, a singleton exchange), every row's id is judged against
+ * one filter, and the output is the input's own columns in their order, so {@code INSERT INTO sink
+ * SELECT * FROM BLOOM_DEDUP(input => TABLE t, id_column => 'id', ...)} replaces a keep-first query
+ * as it is. For a dedup over the whole table in parallel, partition by a shard of the id, {@link
+ * ShardScalarFunction BLOOM_SHARD(id)} computed in a view (Flink gives a process table function
+ * state per partition key, so the parallel form needs a partition column). Partitioning by the id
+ * column itself (alone or with others) is refused at planning time, naming both rewrites: it would
+ * keep a filter per id, more state than the exact dedup.
  *
  * <p><b>Guarantee</b>, per partition key and id, as the DataStream operator's ({@link
  * io.bloomstream.flink.dedup.BloomDedup}) with allowed lateness 0. Without retention, a row is
@@ -185,7 +194,12 @@ public class DedupTableFunction extends ProcessTableFunction<Row> {
             @StateHint(name = PAGES_STATE, ttl = STATE_TTL) MapView<Long, long[]> pageView,
             @StateHint(name = META_V2_STATE, ttl = STATE_TTL) MapView<Integer, byte[]> metaView,
             @StateHint(name = PAGES_V2_STATE, ttl = STATE_TTL) MapView<Long, byte[]> pagesView,
-            @ArgumentHint(name = DedupArguments.INPUT, value = ArgumentTrait.SET_SEMANTIC_TABLE)
+            @ArgumentHint(
+                            name = DedupArguments.INPUT,
+                            value = {
+                                ArgumentTrait.SET_SEMANTIC_TABLE,
+                                ArgumentTrait.OPTIONAL_PARTITION_BY
+                            })
                     Row input,
             @ArgumentHint(name = DedupArguments.ID_COLUMN) String idColumn,
             @ArgumentHint(name = DedupArguments.EXPECTED_ITEMS, isOptional = true)

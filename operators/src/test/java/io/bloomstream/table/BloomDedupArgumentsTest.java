@@ -120,6 +120,29 @@ class BloomDedupArgumentsTest {
     @ParameterizedTest(name = "{0}")
     @CsvSource(
             delimiter = '|',
+            value = {"id", "k, id", "id, k"})
+    void partitioningByTheIdColumnIsRefusedWithTheRewrite(String keys) {
+        // One filter per id: about 60 bytes of state per id, more than the exact ROW_NUMBER
+        // dedup it would replace; it planned and ran, silently worse.
+        String query =
+                "SELECT * FROM BLOOM_DEDUP(input => TABLE events PARTITION BY ("
+                        + keys
+                        + "), id_column => 'id', expected_items => 10, fpp => 0.01)";
+        assertThatThrownBy(() -> t.explainSql(query))
+                .isInstanceOf(ValidationException.class)
+                .satisfies(
+                        e ->
+                                assertThat(messages(e))
+                                        .contains(
+                                                "BLOOM_DEDUP: the input is partitioned by its id"
+                                                        + " column 'id'")
+                                        .contains("BLOOM_SHARD(id)")
+                                        .contains("without PARTITION BY"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(
+            delimiter = '|',
             value = {
                 "SELECT BLOOM_SHARD(`value` => id, shards => 4) FROM events",
                 "SELECT BLOOM_SHARD(`value` => id, shardz => 4) FROM events",

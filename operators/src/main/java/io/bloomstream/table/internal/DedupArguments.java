@@ -235,6 +235,15 @@ public final class DedupArguments {
             }
         }
 
+        /** The PARTITION BY columns, as written: {@code (a, b)}. */
+        private static String partitionBy(List<String> names, int[] keys) {
+            StringBuilder sb = new StringBuilder("(");
+            for (int i = 0; i < keys.length; i++) {
+                sb.append(i == 0 ? "" : ", ").append(names.get(keys[i]));
+            }
+            return sb.append(')').toString();
+        }
+
         /**
          * Refuses a call without {@code expected_items} or {@code fpp}. Run by the output type
          * strategy after the names were checked: in the input type strategy a misspelt name has
@@ -276,18 +285,21 @@ public final class DedupArguments {
                     call.getTableSemantics(POS_INPUT)
                             .map(TableSemantics::partitionByColumns)
                             .orElse(new int[0]);
-            if (keys.length >= names.size()) {
+            if (contains(keys, index)) {
                 throw new IllegalArgumentException(
                         FUNCTION
-                                + ": the input has no column besides its PARTITION BY columns "
-                                + names
-                                + ", so a returned row would be empty; partition by another"
-                                + " column, or by BLOOM_SHARD("
+                                + ": the input is partitioned by its id column '"
                                 + id
-                                + ") computed in a view (CREATE TEMPORARY VIEW sharded AS SELECT"
-                                + " *, BLOOM_SHARD("
+                                + "' (PARTITION BY "
+                                + partitionBy(names, keys)
+                                + "), which keeps a filter for each id: more state than the exact"
+                                + " ROW_NUMBER dedup it replaces. Partition by a shard of the id,"
+                                + " computed in a view: CREATE TEMPORARY VIEW sharded AS SELECT *,"
+                                + " BLOOM_SHARD("
                                 + id
-                                + ") AS shard FROM ...; then TABLE sharded PARTITION BY shard)");
+                                + ") AS shard FROM ...; then input => TABLE sharded PARTITION BY"
+                                + " shard (parallel); or call it without PARTITION BY (the whole"
+                                + " input on one task)");
             }
             LogicalType idType = DataType.getFieldDataTypes(input).get(index).getLogicalType();
             if (idKind(idType) == null) {
@@ -419,7 +431,7 @@ public final class DedupArguments {
         public List<Signature> getExpectedSignatures(FunctionDefinition definition) {
             return List.of(
                     Signature.of(
-                            Signature.Argument.of(INPUT, "TABLE PARTITION BY key"),
+                            Signature.Argument.of(INPUT, "TABLE [PARTITION BY key]"),
                             Signature.Argument.of(ID_COLUMN, "STRING"),
                             Signature.Argument.of(EXPECTED_ITEMS, "BIGINT"),
                             Signature.Argument.of(FPP, "DOUBLE"),
