@@ -92,10 +92,14 @@ import org.apache.flink.types.Row;
  * INT literal; {@code fpp} a DECIMAL literal in (0, 1); {@code retention} a positive day-time
  * INTERVAL literal, only with {@code on_time}: Flink 2.2 gives process table functions event-time
  * timers only, so a retention on processing time (which the DataStream operator has) is rejected;
- * {@code generations} an INT literal from 2 to 46, only with a retention. Flink 2.2 passes scalar
- * arguments to the function without casting them, so the literal types are strict (write {@code
- * 0.01}, not {@code 1e-2}); a literal Flink cannot match to the declared type at all fails with
- * Flink's own message listing the signature.
+ * {@code generations} an INT literal from 2 to 46, only with a retention; {@code shards} a positive
+ * INT literal, only with PARTITION BY: the shard count of the {@code BLOOM_SHARD(id, shards)}
+ * partition column, which makes {@code expected_items} count the whole input's ids, each shard's
+ * filter sized for its share ({@code Shards.itemsPerShard}: the mean plus four standard
+ * deviations); without it {@code expected_items} counts one partition key's ids (without PARTITION
+ * BY, the whole input's). Flink 2.2 passes scalar arguments to the function without casting them,
+ * so the literal types are strict (write {@code 0.01}, not {@code 1e-2}); a literal Flink cannot
+ * match to the declared type at all fails with Flink's own message listing the signature.
  *
  * <p><b>State</b> is the DataStream operator's paged layout, per key, in state layout {@value
  * #STATE_LAYOUT} ({@link DedupStateViews}): a {@code MapView} {@value #PAGES_V2_STATE} of pages
@@ -214,12 +218,14 @@ public class DedupTableFunction extends ProcessTableFunction<Row> {
                             isOptional = true,
                             type = @DataTypeHint(DedupArguments.INTERVAL_TYPE))
                     Duration retention,
-            @ArgumentHint(name = DedupArguments.GENERATIONS, isOptional = true) Integer generations)
+            @ArgumentHint(name = DedupArguments.GENERATIONS, isOptional = true) Integer generations,
+            @ArgumentHint(name = DedupArguments.SHARDS, isOptional = true) Integer shards)
             throws Exception {
         if (!configuredByRow) {
             DedupConfig config =
-                    DedupArguments.config(expectedItems, fpp.doubleValue(), retention, generations);
-            state.configure(config, expectedItems, meta, pages);
+                    DedupArguments.config(
+                            expectedItems, shards, fpp.doubleValue(), retention, generations);
+            state.configure(config, config.expectedItems(), meta, pages);
             cache = DedupStateCache.forConfig(config);
             configure(ctx.tableSemanticsFor(DedupArguments.INPUT), idColumn);
             configuredByRow = true;

@@ -3,6 +3,8 @@ package io.bloomstream.table;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.bloomstream.flink.internal.Shards;
+import io.bloomstream.table.internal.DedupArguments;
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.table.api.ValidationException;
@@ -84,6 +86,56 @@ class BloomDedupArgumentsTest {
         assertThatThrownBy(() -> t.explainSql(dedup(args)))
                 .isInstanceOf(ValidationException.class)
                 .satisfies(e -> assertThat(messages(e)).contains(argument).contains(value));
+    }
+
+    @Test
+    void withShardsExpectedItemsCountsTheWholeInputAndEachShardIsSizedForItsShare() {
+        assertThat(
+                        t.sqlQuery(
+                                        dedup(
+                                                "id_column => 'id', expected_items => 1000000,"
+                                                        + " fpp => 0.01, shards => 1024"))
+                                .getResolvedSchema()
+                                .getColumnNames())
+                .containsExactly("k", "id", "n", "x", "ts");
+        // 10^6 ids over 1024 shards: 977 per shard on average, plus 4 standard deviations.
+        assertThat(DedupArguments.config(1_000_000, 1024, 0.01, null, null).expectedItems())
+                .isEqualTo(Shards.itemsPerShard(1_000_000, 1024))
+                .isEqualTo(1103);
+        assertThat(DedupArguments.config(1_000_000, null, 0.01, null, null).expectedItems())
+                .isEqualTo(1_000_000);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "id_column => 'id', expected_items => 1000, fpp => 0.01, shards => 0"
+                        + " | argument shards must be a positive INT | 0",
+                "id_column => 'id', expected_items => 1000, fpp => 0.01, shards => -4"
+                        + " | argument shards must be a positive INT | -4",
+                "id_column => 'id', expected_items => 1000, fpp => 0.01, shards => 'x'"
+                        + " | shards | CHAR",
+            })
+    void badShardsFailAtPlanningNamingIt(String args, String message, String value) {
+        assertThatThrownBy(() -> t.explainSql(dedup(args)))
+                .isInstanceOf(ValidationException.class)
+                .satisfies(e -> assertThat(messages(e)).contains(message).contains(value));
+    }
+
+    @Test
+    void shardsWithoutPartitionByAreRefused() {
+        assertThatThrownBy(
+                        () ->
+                                t.explainSql(
+                                        "SELECT * FROM BLOOM_DEDUP(input => TABLE events,"
+                                                + " id_column => 'id', expected_items => 1000,"
+                                                + " fpp => 0.01, shards => 16)"))
+                .isInstanceOf(ValidationException.class)
+                .satisfies(
+                        e ->
+                                assertThat(messages(e))
+                                        .contains("argument shards needs PARTITION BY"));
     }
 
     @ParameterizedTest(name = "{0}")

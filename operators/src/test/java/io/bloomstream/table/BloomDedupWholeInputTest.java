@@ -67,4 +67,31 @@ class BloomDedupWholeInputTest {
         // the filter's hash has a fixed seed, so these rows give the same result on every run.
         assertThat(out).containsExactlyElementsOf(firsts);
     }
+
+    @Test
+    void theShardedFormSizedByTheTotalKeepsTheSameRows() throws Exception {
+        StreamTableEnvironment t = SqlTesting.tableEnv(new Configuration(), 2);
+        List<Object[]> rows = rows(t);
+        t.executeSql(
+                "CREATE TEMPORARY VIEW sharded AS SELECT *, BLOOM_SHARD(id, 4) AS shard FROM v");
+        Set<String> seen = new HashSet<>();
+        List<String> firsts =
+                rows.stream()
+                        .filter(r -> seen.add((String) r[0]))
+                        .map(r -> r[0] + "," + r[1])
+                        .collect(Collectors.toList());
+        // expected_items is the whole input's; each of the 4 shards is sized for its share.
+        List<String> out =
+                SqlTesting.collect(
+                                t,
+                                "SELECT id, x FROM BLOOM_DEDUP(input => TABLE sharded PARTITION BY"
+                                        + " shard, id_column => 'id', expected_items => 1000,"
+                                        + " fpp => 0.0001, shards => 4)")
+                        .stream()
+                        .map((Row r) -> r.getField(0) + "," + r.getField(1))
+                        .collect(Collectors.toList());
+        // Each id lives in one shard, fed in order by the one source task: the same first rows,
+        // in another order across shards.
+        assertThat(out).containsExactlyInAnyOrderElementsOf(firsts);
+    }
 }

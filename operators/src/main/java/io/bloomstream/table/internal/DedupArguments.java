@@ -2,6 +2,7 @@ package io.bloomstream.table.internal;
 
 import io.bloomstream.flink.TimeDomain;
 import io.bloomstream.flink.dedup.DedupConfig;
+import io.bloomstream.flink.internal.Shards;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -43,6 +44,7 @@ public final class DedupArguments {
     public static final String FPP = "fpp";
     public static final String RETENTION = "retention";
     public static final String GENERATIONS = "generations";
+    public static final String SHARDS = "shards";
 
     /**
      * The type of interval arguments: the type Flink gives every day-time interval literal, so that
@@ -57,25 +59,38 @@ public final class DedupArguments {
     static final int POS_FPP = 3;
     static final int POS_RETENTION = 4;
     static final int POS_GENERATIONS = 5;
-    static final int POS_ON_TIME = 6;
+    static final int POS_SHARDS = 6;
+    static final int POS_ON_TIME = 7;
 
     private DedupArguments() {}
 
     /**
      * The config of a call; the Java names of the builder in its messages are replaced by the SQL
-     * argument names.
+     * argument names. Its expected items are those of one partition key: {@code expectedItems}
+     * itself without {@code shards}, else each shard's share of the whole input's {@code
+     * expectedItems} ({@link Shards#itemsPerShard}: the mean plus four standard deviations).
      *
+     * @param shards the number of BLOOM_SHARD partitions the whole input's ids fall into, or null
      * @throws IllegalArgumentException naming the argument and its value
      */
     public static DedupConfig config(
-            long expectedItems, double fpp, Duration retention, Integer generations) {
+            long expectedItems,
+            Integer shards,
+            double fpp,
+            Duration retention,
+            Integer generations) {
         if (expectedItems < 1) {
             throw bad(EXPECTED_ITEMS, "must be a positive INT", expectedItems);
         }
+        if (shards != null && shards < 1) {
+            throw bad(SHARDS, "must be a positive INT (as BLOOM_SHARD's)", shards);
+        }
+        long perPartition =
+                shards == null ? expectedItems : Shards.itemsPerShard(expectedItems, shards);
         if (!(fpp > 0 && fpp < 1)) {
             throw bad(FPP, "must be in (0, 1)", fpp);
         }
-        DedupConfig.Builder b = DedupConfig.builder().expectedItems(expectedItems).fpp(fpp);
+        DedupConfig.Builder b = DedupConfig.builder().expectedItems(perPartition).fpp(fpp);
         if (retention == null) {
             if (generations != null) {
                 throw bad(GENERATIONS, "needs a retention", generations);
@@ -253,7 +268,8 @@ public final class DedupArguments {
             if (call.isArgumentNull(POS_EXPECTED_ITEMS)) {
                 throw bad(
                         EXPECTED_ITEMS,
-                        "is required: the distinct ids one partition key holds, like "
+                        "is required: the distinct ids of one partition key (of the whole"
+                                + " input with shards or without PARTITION BY), like "
                                 + EXPECTED_ITEMS
                                 + " => 1000000",
                         "missing or NULL");
@@ -326,8 +342,21 @@ public final class DedupArguments {
             Duration retention = interval(call, POS_RETENTION, RETENTION);
             BigDecimal generations =
                     typed(call, POS_GENERATIONS, GENERATIONS, LogicalTypeRoot.INTEGER, "an INT");
+            BigDecimal shards = typed(call, POS_SHARDS, SHARDS, LogicalTypeRoot.INTEGER, "an INT");
+            if (shards != null && keys.length == 0) {
+                throw bad(
+                        SHARDS,
+                        "needs PARTITION BY a column of BLOOM_SHARD("
+                                + id
+                                + ", "
+                                + shards
+                                + "): without PARTITION BY the whole input is one partition and"
+                                + " expected_items counts its ids",
+                        shards);
+            }
             config(
                     items.longValue(),
+                    shards == null ? null : shards.intValue(),
                     fpp.doubleValue(),
                     retention,
                     generations == null ? null : generations.intValue());
@@ -436,7 +465,8 @@ public final class DedupArguments {
                             Signature.Argument.of(EXPECTED_ITEMS, "BIGINT"),
                             Signature.Argument.of(FPP, "DOUBLE"),
                             Signature.Argument.of(RETENTION, "INTERVAL (optional)"),
-                            Signature.Argument.of(GENERATIONS, "INT (optional)")));
+                            Signature.Argument.of(GENERATIONS, "INT (optional)"),
+                            Signature.Argument.of(SHARDS, "INT (optional)")));
         }
     }
 }
