@@ -4,8 +4,8 @@ import io.bloomstream.filter.Hash128;
 import io.bloomstream.filter.Hasher;
 import io.bloomstream.flink.TimeDomain;
 import io.bloomstream.flink.dedup.DedupConfig;
-import io.bloomstream.flink.dedup.KeyedFilterState;
 import io.bloomstream.flink.internal.EventTimes;
+import io.bloomstream.flink.state.FilterJudge;
 import io.bloomstream.table.internal.DedupArguments;
 import io.bloomstream.table.internal.DedupStateCache;
 import io.bloomstream.table.internal.DedupStateViews;
@@ -388,7 +388,7 @@ public class DedupTableFunction extends ProcessTableFunction<Row> {
      * BYTES as they are); XXH3-128 for keys whose state an earlier release wrote (a STRING as its
      * UTF-8 bytes), as that release hashed them.
      */
-    private final class CurrentId implements KeyedFilterState.IdHash {
+    private final class CurrentId implements FilterJudge.IdHash {
         Object id;
 
         @Override

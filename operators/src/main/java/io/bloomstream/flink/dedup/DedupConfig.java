@@ -98,6 +98,7 @@ public final class DedupConfig implements Serializable {
     private final Retention retention;
     private final int shards;
     private final boolean emitDuplicates;
+    private final boolean resetRetentionOnDuplicate;
     private final long cacheBytes;
     private final int bundleSize;
     private final Duration bundleDelay;
@@ -108,6 +109,7 @@ public final class DedupConfig implements Serializable {
         this.retention = retention;
         this.shards = b.shards;
         this.emitDuplicates = b.emitDuplicates;
+        this.resetRetentionOnDuplicate = b.resetRetentionOnDuplicate;
         this.cacheBytes = b.cacheBytes;
         this.bundleSize = b.bundleSize;
         this.bundleDelay = b.bundleDelay;
@@ -260,6 +262,14 @@ public final class DedupConfig implements Serializable {
         return emitDuplicates;
     }
 
+    /**
+     * Whether a duplicate within the retention refreshes its id, which is then remembered for the
+     * retention after its last occurrence rather than its first (false by default).
+     */
+    public boolean resetRetentionOnDuplicate() {
+        return resetRetentionOnDuplicate;
+    }
+
     /** The ids one generation is sized for (all of them without retention). */
     long generationItems(long itemsPerKey) {
         return retention == null ? itemsPerKey : retention.generationItems(itemsPerKey);
@@ -308,6 +318,7 @@ public final class DedupConfig implements Serializable {
                 + shards
                 + ", emitDuplicates="
                 + emitDuplicates
+                + (resetRetentionOnDuplicate ? ", resetRetentionOnDuplicate=true" : "")
                 + ", cacheBytes="
                 + cacheBytes
                 + ", hash="
@@ -332,6 +343,7 @@ public final class DedupConfig implements Serializable {
         private Duration allowedLateness = Duration.ZERO;
         private int shards = DEFAULT_SHARDS;
         private boolean emitDuplicates;
+        private boolean resetRetentionOnDuplicate;
         private HashStrategy hashStrategy = DEFAULT_HASH_STRATEGY;
 
         private Builder() {}
@@ -518,6 +530,17 @@ public final class DedupConfig implements Serializable {
         }
 
         /**
+         * A duplicate within the retention refreshes its id: it is added to the generation of its
+         * own time too, so the id is remembered for the retention after its last occurrence, not
+         * its first (Flink's {@code reset_ttl_on_duplicate}). Costs one insert per such duplicate.
+         * Needs a retention (checked by {@link #build}). Default false.
+         */
+        public Builder resetRetentionOnDuplicate(boolean reset) {
+            this.resetRetentionOnDuplicate = reset;
+            return this;
+        }
+
+        /**
          * Builds the config, checking that a key's filter can be sized.
          *
          * @throws IllegalArgumentException if the filter would exceed what one key can hold
@@ -530,6 +553,10 @@ public final class DedupConfig implements Serializable {
                                     .generations(generations)
                                     .allowedLateness(allowedLateness)
                                     .build();
+            if (resetRetentionOnDuplicate && r == null) {
+                throw new IllegalArgumentException(
+                        "resetRetentionOnDuplicate needs a retention (none was set)");
+            }
             DedupConfig config = new DedupConfig(this, sizing.build(), r);
             // The smallest filter it may serve: a shard's share in global mode; per-key use
             // checks the whole expectedItems when the operator is added.

@@ -7,7 +7,10 @@ import io.bloomstream.flink.internal.IdHashes;
 import io.bloomstream.flink.internal.RejectLog;
 import io.bloomstream.flink.internal.TimeMath;
 import io.bloomstream.flink.internal.WatermarkFloor;
+import io.bloomstream.flink.state.FilterJudge;
+import io.bloomstream.flink.state.FilterMeta;
 import io.bloomstream.flink.state.KeyCache;
+import io.bloomstream.flink.state.KeyedStateStore;
 import io.bloomstream.flink.typeutils.FilterMetaSerializer;
 import io.bloomstream.flink.typeutils.PageSerializer;
 import java.util.Objects;
@@ -15,7 +18,9 @@ import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
+import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.MapStateDescriptor;
+import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeutils.base.LongSerializer;
 import org.apache.flink.api.common.typeutils.base.StringSerializer;
@@ -71,7 +76,8 @@ public class DedupFunction<K, T> extends KeyedProcessFunction<K, T, T>
     private final OutputTag<T> late;
 
     private transient io.bloomstream.filter.Hasher hasher;
-    private transient KeyedFilterState filter;
+    private transient FilterJudge judge;
+    private transient KeyedStateStore store;
     private transient DedupMetrics metrics;
     private transient RejectLog rejectLog;
     private transient RejectLog lateLog;
@@ -85,17 +91,8 @@ public class DedupFunction<K, T> extends KeyedProcessFunction<K, T, T>
 
     private transient org.apache.flink.streaming.api.operators.KeyContext keyContext;
 
-    /** The current event's hash (h1, h2), written without allocation. */
-    private transient long[] hash;
-
-    /**
-     * Whether the operator computed the next event's hash already (bundles): 1 it is in {@link
-     * #hash}, -1 the event has no usable id, 0 not computed.
-     */
-    private transient int nextHash;
-
-    /** Global mode's shard selector of the operator, which hashed the current event, or null. */
-    private transient io.bloomstream.flink.internal.Shards.Selector<?> shardSelector;
+    /** The current event's hash, computed once by the operator ({@link DedupOperator}). */
+    private transient EventHash hash;
 
     DedupFunction(
             IdSelector<T> idSelector,
@@ -122,27 +119,35 @@ public class DedupFunction<K, T> extends KeyedProcessFunction<K, T, T>
         eventTimes = new EventTimes(LOG, "Bloom dedup with event-time retention");
         latenessMillis = config.allowedLateness().toMillis();
         hasher = config.hasher(); // creating an XXH3 instance derives its secret: do it once
-        hash = new long[2];
-        filter =
-                new KeyedFilterState(
-                        config,
-                        itemsPerKey,
-                        shardsHere(),
-                        getRuntimeContext()
-                                .getState(
-                                        new ValueStateDescriptor<>(
-                                                META_STATE, FilterMetaSerializer.INSTANCE)),
-                        getRuntimeContext()
-                                .getMapState(
-                                        new MapStateDescriptor<>(
-                                                PAGES_STATE,
-                                                LongSerializer.INSTANCE,
-                                                PageSerializer.INSTANCE)),
-                        metrics,
-                        keyContext,
-                        KeyedFilterState.META_CACHE_KEYS,
-                        KeyedFilterState.newRunId(),
-                        false);
+        if (hash == null) {
+            hash = new EventHash();
+        }
+        judge = DedupJudges.create(config, itemsPerKey, metrics, FilterJudge.newRunId(), false);
+        ValueState<FilterMeta> meta =
+                getRuntimeContext()
+                        .getState(
+                                new ValueStateDescriptor<>(
+                                        META_STATE, FilterMetaSerializer.INSTANCE));
+        MapState<Long, long[]> pages =
+                getRuntimeContext()
+                        .getMapState(
+                                new MapStateDescriptor<>(
+                                        PAGES_STATE,
+                                        LongSerializer.INSTANCE,
+                                        PageSerializer.INSTANCE));
+        long cacheBytes =
+                keyContext == null
+                        ? 0
+                        : config.cacheBytesFor(
+                                shardsHere() * config.generations() * stageBytes(),
+                                Runtime.getRuntime().maxMemory());
+        KeyCache cache = cacheBytes == 0 ? null : new KeyCache(cacheBytes, keyContext, meta, pages);
+        store = new KeyedStateStore(meta, pages, cache, KeyedStateStore.META_CACHE_KEYS);
+    }
+
+    /** The bytes of the first stage of a key's filter: sizes an automatic write-back cache. */
+    private long stageBytes() {
+        return judge.settings().shapes().newStage(0).bits / 8;
     }
 
     /**
@@ -164,52 +169,31 @@ public class DedupFunction<K, T> extends KeyedProcessFunction<K, T, T>
     }
 
     /**
-     * Writes the hash (h1, h2) of an event's id to {@code out[0..2)}, h2 = h1 under a 64-bit hasher
-     * (no allocation on that path); false for an event without a usable id.
+     * The holder of the current event's hash, which the operator fills once per event before the
+     * function sees it (see {@link EventHash}).
      */
-    boolean hashInto(T event, long[] out) {
-        int last = shardSelector == null ? 0 : shardSelector.lastHash(event, out);
-        if (last != 0) { // the operator's shard selector hashed this event just now
-            out[1] = out[0];
-            return last > 0;
+    EventHash eventHash() {
+        if (hash == null) {
+            hash = new EventHash();
         }
-        return IdHashes.hashInto(idSelector, event, hasher, out);
+        return hash;
+    }
+
+    /** Hashes an event's id into {@code into}; see {@link EventHash}. */
+    void hash(T event, EventHash into) {
+        into.valid = IdHashes.hashInto(idSelector, event, hasher, into.h);
     }
 
     /**
-     * Uses (h1, h2) from {@link #hashInto} for the next event instead of hashing its id ({@code
-     * valid} false: the event has no usable id).
-     */
-    void useHash(boolean valid, long h1, long h2) {
-        nextHash = valid ? 1 : -1;
-        hash[0] = h1;
-        hash[1] = h2;
-    }
-
-    /** Forgets a hash given by {@link #useHash} and not used. */
-    void clearHash() {
-        nextHash = 0;
-    }
-
-    /**
-     * Lends the function global mode's shard selector of its operator: it hashes each event's id
-     * (under the 64-bit strategy) just before the function sees the event, so the function takes
-     * that hash instead of computing it again. Called before {@link #open}.
-     */
-    void useShardSelector(io.bloomstream.flink.internal.Shards.Selector<?> selector) {
-        this.shardSelector = selector;
-    }
-
-    /**
-     * The cached page an id would be judged in, or null; see {@link KeyedFilterState#pageToTouch}.
+     * The cached page an id would be judged in, or null; see {@link KeyedStateStore#pageToTouch}.
      */
     long[] pageToTouch(Object key, long h1) {
-        return filter.pageToTouch(key, h1);
+        return store.pageToTouch(key, h1, judge);
     }
 
     /** The write-back cache, or null when it is off or the function is not open. */
     KeyCache cache() {
-        return filter == null ? null : filter.cache();
+        return store == null ? null : store.cache();
     }
 
     /** The config, its hash strategy set. */
@@ -219,22 +203,15 @@ public class DedupFunction<K, T> extends KeyedProcessFunction<K, T, T>
 
     /** Writes the cached changes of filter state to Flink's state. */
     void flush() throws Exception {
-        if (filter != null) {
-            filter.flush();
+        if (store != null) {
+            store.flush();
         }
     }
 
     @Override
     public void processElement(T event, Context ctx, Collector<T> out) throws Exception {
         metrics.recordsIn.inc();
-        boolean valid;
-        if (nextHash != 0) {
-            valid = nextHash > 0;
-            nextHash = 0;
-        } else {
-            valid = hashInto(event, hash);
-        }
-        if (!valid) {
+        if (!hash.valid) {
             reject(event, ctx, "no id (null or empty)");
             return;
         }
@@ -272,7 +249,11 @@ public class DedupFunction<K, T> extends KeyedProcessFunction<K, T, T>
                 horizon = time;
             }
         }
-        if (filter.addIfAbsent(ctx.getCurrentKey(), hash[0], hash[1], time, horizon)) {
+        Object key = ctx.getCurrentKey();
+        boolean first =
+                judge.addIfAbsent(store.bind(key), key, hash.h[0], hash.h[1], time, horizon);
+        store.trim(); // past the cache's budget: write back and drop the least recently used keys
+        if (first) {
             metrics.passed.inc();
             out.collect(event);
         } else {
@@ -281,7 +262,7 @@ public class DedupFunction<K, T> extends KeyedProcessFunction<K, T, T>
                 ctx.output(duplicates, event);
             }
         }
-        long expiry = filter.newExpiry(); // one cleanup timer per key and generation
+        long expiry = judge.newExpiry(); // one cleanup timer per key and generation
         if (expiry != Long.MIN_VALUE) {
             register(ctx.timerService(), expiry);
         }
@@ -298,7 +279,8 @@ public class DedupFunction<K, T> extends KeyedProcessFunction<K, T, T>
     @Override
     public void onTimer(long timestamp, OnTimerContext ctx, Collector<T> out) throws Exception {
         watermarkFloor.advance(ctx.timerService().currentWatermark());
-        for (long expiry : filter.expireAt(ctx.getCurrentKey(), timestamp)) {
+        store.bind(ctx.getCurrentKey()).uncache(); // the timer works on state; see dropSlots
+        for (long expiry : judge.expireAt(store, timestamp)) {
             register(ctx.timerService(), expiry);
         }
     }

@@ -12,7 +12,7 @@ import org.apache.flink.metrics.MetricGroup;
  * "worst" report the maximum over the keys touched since the previous read.
  */
 @PublicEvolving
-public final class DedupMetrics {
+public final class DedupMetrics implements io.bloomstream.flink.state.FilterMetrics {
 
     /** Counter: events in. */
     public static final String RECORDS_IN = "bloomRecordsIn";
@@ -105,6 +105,7 @@ public final class DedupMetrics {
      * Notes a stage of {@code bits} bits and {@code hashes} hashes in pages of {@code pageBits}
      * ({@link FilterSpec#CLASSIC} for one) holding {@code items}.
      */
+    @Override
     public void observe(long items, long bits, int hashes, int pageBits, int stages) {
         // Most records change neither figure: no lock for them (an uncontended lock still costs a
         // compare-and-swap per record).
@@ -150,7 +151,18 @@ public final class DedupMetrics {
         return v;
     }
 
+    @Override
+    public void generationWidened() {
+        widenedGenerations.inc();
+    }
+
+    @Override
+    public void overCapacity() {
+        overCapacity.inc();
+    }
+
     /** Called by the task thread only (the gauge reads from the reporter's thread). */
+    @Override
     public void pagesAllocated(long delta) {
         allocatedPages += delta;
     }

@@ -6,7 +6,6 @@ import java.util.ArrayList;
 import java.util.List;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
-import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.runtime.state.StateSnapshotContext;
 import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
 import org.apache.flink.streaming.api.watermark.Watermark;
@@ -47,12 +46,15 @@ public final class DedupOperator<K, T> extends KeyedProcessOperator<K, T, T> {
     private transient long[] h1s;
     private transient long[] h2s;
     private transient boolean[] valid;
-    private transient long[] scratch;
     private transient long[][] pages;
     private transient Object[] keyOf;
     private transient TypeSerializer<T> copier;
     private transient boolean delayTimerSet;
     private transient long touched;
+    private transient EventHash hash;
+
+    /** Global mode's shard keys, when shards are routed by the id's 64-bit hash; else null. */
+    private transient Integer[] shardKeys;
 
     DedupOperator(DedupFunction<K, T> function, DedupConfig config) {
         super(function);
@@ -64,8 +66,12 @@ public final class DedupOperator<K, T> extends KeyedProcessOperator<K, T, T> {
     @Override
     public void open() throws Exception {
         function.useKeyContext(this);
-        if (getStateKeySelector1() instanceof Shards.Selector<?> shards) {
-            function.useShardSelector(shards);
+        hash = function.eventHash();
+        if (getStateKeySelector1() instanceof Shards.Selector<?> selector && selector.by64()) {
+            shardKeys = new Integer[selector.shards()];
+            for (int i = 0; i < shardKeys.length; i++) {
+                shardKeys[i] = i;
+            }
         }
         super.open();
         if (bundleSize > 0) {
@@ -73,7 +79,6 @@ public final class DedupOperator<K, T> extends KeyedProcessOperator<K, T, T> {
             h1s = new long[bundleSize];
             h2s = new long[bundleSize];
             valid = new boolean[bundleSize];
-            scratch = new long[2];
             pages = new long[bundleSize][];
             keyOf = new Object[bundleSize];
             if (getExecutionConfig().isObjectReuseEnabled()) {
@@ -83,13 +88,41 @@ public final class DedupOperator<K, T> extends KeyedProcessOperator<K, T, T> {
         }
     }
 
+    /**
+     * Hashes the record's id, once: the function judges by this hash, and global mode's shard (the
+     * current key) is derived from it, as its {@link Shards.Selector} routed the record.
+     */
+    @Override
+    @SuppressWarnings("unchecked")
+    public void setKeyContextElement1(StreamRecord record) throws Exception {
+        function.hash((T) record.getValue(), hash);
+        hash.of = record;
+        if (shardKeys != null) {
+            setCurrentKey(
+                    shardKeys[hash.valid ? Shards.shardOf64(hash.h[0], shardKeys.length) : 0]);
+        } else {
+            super.setKeyContextElement1(record);
+        }
+    }
+
     @Override
     public void processElement(StreamRecord<T> element) throws Exception {
+        if (hash.of != element) { // not keyed through setKeyContextElement1 (not by Flink's tasks)
+            function.hash(element.getValue(), hash);
+        }
+        hash.of = null;
         if (bundle == null) {
             super.processElement(element);
             return;
         }
+        int i = bundle.size();
         bundle.add(copier == null ? element : element.copy(copier.copy(element.getValue())));
+        Object key = getCurrentKey();
+        valid[i] = hash.valid;
+        h1s[i] = hash.h[0];
+        h2s[i] = hash.h[1];
+        keyOf[i] = key;
+        pages[i] = hash.valid ? function.pageToTouch(key, hash.h[0]) : null;
         if (bundle.size() >= bundleSize) {
             judgeBundle();
         } else if (!delayTimerSet) {
@@ -105,23 +138,11 @@ public final class DedupOperator<K, T> extends KeyedProcessOperator<K, T, T> {
     }
 
     /** Judges the buffered events: touch every page, then judge in arrival order. */
-    @SuppressWarnings("unchecked")
     private void judgeBundle() throws Exception {
         if (bundle == null || bundle.isEmpty()) {
             return;
         }
-        KeySelector<T, Object> keys = (KeySelector<T, Object>) getStateKeySelector1();
         int n = bundle.size();
-        for (int i = 0; i < n; i++) {
-            T value = bundle.get(i).getValue();
-            Object key = keys.getKey(value); // global mode's selector hashes the id: first
-            boolean ok = function.hashInto(value, scratch);
-            valid[i] = ok;
-            h1s[i] = scratch[0];
-            h2s[i] = scratch[1];
-            keyOf[i] = key;
-            pages[i] = ok ? function.pageToTouch(key, scratch[0]) : null;
-        }
         // A tight loop of independent loads, one per 64-byte line of each page: the CPU keeps many
         // of their misses in flight at once, so the judging pass below finds the lines in cache.
         long sum = 0;
@@ -139,14 +160,15 @@ public final class DedupOperator<K, T> extends KeyedProcessOperator<K, T, T> {
         try {
             for (int i = 0; i < n; i++) {
                 StreamRecord<T> record = bundle.get(i);
-                setCurrentKey(keyOf[i]); // as setKeyContextElement1 would, without a second getKey
+                setCurrentKey(keyOf[i]); // as setKeyContextElement1 did when it arrived
                 keyOf[i] = null;
-                function.useHash(valid[i], h1s[i], h2s[i]);
+                hash.valid = valid[i];
+                hash.h[0] = h1s[i];
+                hash.h[1] = h2s[i];
                 super.processElement(record);
             }
         } finally {
             bundle.clear();
-            function.clearHash();
             if (current != null) {
                 setCurrentKey(current);
             }

@@ -77,13 +77,13 @@ public final class Shards {
 
     /**
      * The shard of an event. Under a 64-bit hasher ({@link Hasher#is64Bit()}): {@link #shardOf64}
-     * of the id's 64-bit hash, the same hash the dedup function judges the id by, and the selector
-     * keeps the last event's hash so that the operator, which calls the selector on each record
-     * just before it processes it, need not hash the id again ({@link #lastHash}). Shard keys are
-     * interned {@code Integer}s (no allocation per event). Under a 128-bit hasher (state written by
-     * bloomstream 0.4 and before): SplitMix64 of {@link IdSelector#shardHash} (the id's own cheap
-     * hash), reduced to [0, shards). It does not hash the id with XXH3, which the dedup function
-     * does once; the page inside the shard comes from that XXH3 hash, so the two are independent.
+     * of the id's 64-bit hash, the same hash the dedup function judges the id by (the dedup
+     * operator derives the shard from the hash it computes itself, so the id is hashed once per
+     * operator). Shard keys are interned {@code Integer}s (no allocation per event). Under a
+     * 128-bit hasher (state written by bloomstream 0.4 and before): SplitMix64 of {@link
+     * IdSelector#shardHash} (the id's own cheap hash), reduced to [0, shards). It does not hash the
+     * id with XXH3, which the dedup function does once; the page inside the shard comes from that
+     * XXH3 hash, so the two are independent.
      */
     public static final class Selector<T> implements KeySelector<T, Integer> {
         private static final long serialVersionUID = 2L;
@@ -98,8 +98,6 @@ public final class Shards {
         private transient Hasher hasher;
         private transient Integer[] keys;
         private transient long[] scratch;
-        private transient Object lastEvent;
-        private transient boolean lastValid;
 
         /** Routing of state written with a 128-bit strategy (XXH3-128): by the id's shardHash. */
         public Selector(IdSelector<T> id, int shards) {
@@ -130,25 +128,18 @@ public final class Shards {
                 }
                 scratch = new long[1];
             }
-            lastEvent = event;
-            lastValid = id.hash64(event, hasher, scratch);
-            return keys[lastValid ? shardOf64(scratch[0], shards) : 0];
+            boolean valid = id.hash64(event, hasher, scratch);
+            return keys[valid ? shardOf64(scratch[0], shards) : 0];
         }
 
-        /**
-         * Writes the 64-bit hash of {@code event}'s id to {@code out[0]} and returns 1 when this
-         * selector's last {@link #getKey} was for this very object (identity) and the id was
-         * usable, -1 when it was and the id was not, and 0 when it did not hash this event.
-         */
-        public int lastHash(Object event, long[] out) {
-            if (!by64 || event == null || event != lastEvent) {
-                return 0;
-            }
-            if (!lastValid) {
-                return -1;
-            }
-            out[0] = scratch[0];
-            return 1;
+        /** Whether ids are routed by their 64-bit hash ({@link #shardOf64}). */
+        public boolean by64() {
+            return by64;
+        }
+
+        /** The shard count. */
+        public int shards() {
+            return shards;
         }
     }
 }

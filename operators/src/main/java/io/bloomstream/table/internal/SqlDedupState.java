@@ -2,10 +2,12 @@ package io.bloomstream.table.internal;
 
 import io.bloomstream.filter.HashStrategy;
 import io.bloomstream.flink.dedup.DedupConfig;
+import io.bloomstream.flink.dedup.DedupJudges;
 import io.bloomstream.flink.dedup.DedupMetrics;
-import io.bloomstream.flink.dedup.KeyedFilterState;
 import io.bloomstream.flink.internal.RejectLog;
+import io.bloomstream.flink.state.FilterJudge;
 import io.bloomstream.flink.state.FilterMeta;
+import io.bloomstream.flink.state.KeyedStateStore;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.state.MapState;
 import org.apache.flink.api.common.state.ValueState;
@@ -14,11 +16,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The dedup state and metrics of the DataStream operator ({@link KeyedFilterState}, {@link
+ * The dedup judge and metrics of the DataStream operator ({@link FilterJudge}, {@link
  * DedupMetrics}) for the SQL function {@code io.bloomstream.table.DedupTableFunction}, which keeps
  * its pages and metadata in its own state entries and passes views of them as {@link MapState} and
- * {@link ValueState}. The function cannot name the current key in its timer callback, so {@link
- * KeyedFilterState} keeps no metadata cache; the views cache per key ({@link DedupStateCache}).
+ * {@link ValueState}. The function cannot name the current key in its timer callback, so the store
+ * keeps no metadata cache; the views cache per key ({@link DedupStateCache}).
  *
  * <p>New keys are hashed with {@link #NEW_KEY_STRATEGY}; a key whose state records another strategy
  * (XXH3-128: state of bloomstream 0.4, and of 0.5 snapshots before it moved) keeps it, so state of
@@ -35,8 +37,9 @@ public final class SqlDedupState {
     private final DedupMetrics metrics;
     private final RejectLog rejectLog = new RejectLog(LOG, DedupMetrics.REJECTED);
     private final RejectLog lateLog = new RejectLog(LOG, DedupMetrics.LATE);
-    private final long run = KeyedFilterState.newRunId();
-    private KeyedFilterState filter;
+    private final long run = FilterJudge.newRunId();
+    private FilterJudge judge;
+    private KeyedStateStore store;
     private DedupConfig config;
 
     /** Registers the dedup metrics ({@link DedupMetrics}) in {@code group}. */
@@ -56,9 +59,8 @@ public final class SqlDedupState {
             ValueState<FilterMeta> meta,
             MapState<Long, long[]> pages) {
         this.config = config;
-        this.filter =
-                new KeyedFilterState(
-                        config, itemsPerKey, 0, meta, pages, metrics, null, 0, run, true);
+        this.judge = DedupJudges.create(config, itemsPerKey, metrics, run, true);
+        this.store = new KeyedStateStore(meta, pages, null, 0);
     }
 
     /** The config of the last {@link #configure}, or null. */
@@ -85,14 +87,14 @@ public final class SqlDedupState {
 
     /**
      * Adds the id unless an occurrence within the retention is remembered, counting the row as
-     * passed or duplicate; see {@link KeyedFilterState#addIfAbsent}.
+     * passed or duplicate; see {@link FilterJudge#addIfAbsent}.
      *
      * @param key the current key: only its hash code is used (for the bucket phase of a new key)
      * @return true for a first occurrence
      */
-    public boolean addIfAbsent(Object key, KeyedFilterState.IdHash id, long time, long horizon)
+    public boolean addIfAbsent(Object key, FilterJudge.IdHash id, long time, long horizon)
             throws Exception {
-        boolean first = filter.addIfAbsent(key, id, time, horizon);
+        boolean first = judge.addIfAbsent(store.bind(key), key, id, time, horizon);
         if (first) {
             metrics.passed.inc();
         } else {
@@ -103,14 +105,14 @@ public final class SqlDedupState {
 
     /** The expiry of the generation the last add opened or widened, or {@link Long#MIN_VALUE}. */
     public long newExpiry() {
-        return filter.newExpiry();
+        return judge.newExpiry();
     }
 
     /**
      * Frees the generations of the current key expired at {@code time}; returns the expiry times of
-     * those left. See {@link KeyedFilterState#expireAt}.
+     * those left. See {@link FilterJudge#expireAt}.
      */
     public long[] expireAt(Object key, long time) throws Exception {
-        return filter.expireAt(key, time);
+        return judge.expireAt(store.bind(key), time);
     }
 }

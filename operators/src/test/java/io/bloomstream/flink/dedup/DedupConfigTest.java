@@ -191,4 +191,21 @@ class DedupConfigTest {
         assertThatThrownBy(() -> DedupConfig.builder().allowedLateness(Duration.ofDays(40_000)))
                 .hasMessageContaining("allowedLateness must be from 0 to 100 years");
     }
+
+    @Test
+    void resetRetentionOnDuplicateNeedsARetention() {
+        assertThatThrownBy(() -> DedupConfig.builder().resetRetentionOnDuplicate(true).build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("resetRetentionOnDuplicate needs a retention");
+        DedupConfig c =
+                DedupConfig.builder()
+                        .retention(
+                                java.time.Duration.ofHours(1),
+                                io.bloomstream.flink.TimeDomain.EVENT_TIME)
+                        .resetRetentionOnDuplicate(true)
+                        .build();
+        org.assertj.core.api.Assertions.assertThat(c.resetRetentionOnDuplicate()).isTrue();
+        org.assertj.core.api.Assertions.assertThat(c.toString())
+                .contains("resetRetentionOnDuplicate=true");
+    }
 }

@@ -98,27 +98,56 @@ class Hash64PathTest {
         }
     }
 
-    @Test
-    void theShardSelectorHandsItsLastHashToTheFunctionOnlyForTheSameEvent() throws Exception {
-        IdSelector<String> ids = IdSelector.ofString(s -> s);
-        Hasher hasher = Hasher.xxh3_64(7);
-        Shards.Selector<String> selector = new Shards.Selector<>(ids, 64, hasher);
-        String a = new String("abc");
-        String b = new String("abc");
-        int shard = selector.getKey(a);
-        long[] out = new long[1];
-        assertThat(selector.lastHash(a, out)).isEqualTo(1);
-        assertThat(out[0]).isEqualTo(hasher.hash64("abc"));
-        assertThat(shard).isEqualTo(Shards.shardOf64(out[0], 64));
-        assertThat(selector.lastHash(b, out)).as("an equal but other object").isZero();
-        selector.getKey("");
-        assertThat(selector.lastHash("", out)).as("an empty id").isEqualTo(-1);
-        assertThat(new Shards.Selector<>(ids, 64).lastHash(a, out))
-                .as("128-bit routing keeps no hash")
-                .isZero();
-        assertThat(new Shards.Selector<>(ids, 64, Hasher.xxh3(7)).getKey(a))
-                .as("a 128-bit hasher routes as before: by shardHash")
-                .isEqualTo(new Shards.Selector<>(ids, 64).getKey(a));
+    /** Ids the extractor of {@link #hashesEachIdOnceAndKeysItByItsShard} was asked for. */
+    static final java.util.concurrent.atomic.AtomicInteger EXTRACTED =
+            new java.util.concurrent.atomic.AtomicInteger();
+
+    /**
+     * The operator hashes each event's id once (the extractor runs once per event, in bundles and
+     * one at a time) and derives global mode's shard from that hash, as the shard selector routed
+     * the event: the shard of every id's state is the selector's.
+     */
+    @ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(booleans = {true, false})
+    @SuppressWarnings("unchecked")
+    void hashesEachIdOnceAndKeysItByItsShard(boolean bundles) throws Exception {
+        DedupConfig.Builder b = DedupConfig.builder().expectedItems(10_000).shards(64);
+        DedupConfig config = bundles ? b.build() : b.noBundles().build();
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        IdSelector<String> ids =
+                IdSelector.ofString(
+                        s -> {
+                            EXTRACTED.incrementAndGet();
+                            return s;
+                        });
+        var out = BloomDedup.global(env.fromData("x"), ids, config);
+        @SuppressWarnings("unchecked")
+        var t = (OneInputTransformation<String, String>) out.getTransformation();
+        @SuppressWarnings("unchecked")
+        var op =
+                (OneInputStreamOperator<String, String>)
+                        ((SimpleOperatorFactory<String>) t.getOperatorFactory()).getOperator();
+        Shards.Selector<String> router =
+                new Shards.Selector<>(IdSelector.ofString(s -> s), 64, config.hasher());
+        try (var h =
+                new KeyedOneInputStreamOperatorTestHarness<>(
+                        op,
+                        (Shards.Selector<String>) t.getStateKeySelector(),
+                        Types.INT,
+                        128,
+                        1,
+                        0)) {
+            h.open();
+            EXTRACTED.set(0);
+            for (int i = 0; i < 2000; i++) {
+                String id = "id-" + (i % 1000);
+                h.processElement(new StreamRecord<>(id));
+                assertThat(((DedupOperator<?, ?>) op).getCurrentKey()).isEqualTo(router.getKey(id));
+            }
+            judge(op);
+            assertThat(EXTRACTED.get()).as("ids extracted for 2000 events").isEqualTo(2000);
+            assertThat(h.getOutput()).hasSize(1000);
+        }
     }
 
     @Test
@@ -186,7 +215,11 @@ class Hash64PathTest {
     }
 
     private static void judge(Built op) throws Exception {
-        ((DedupOperator<?, ?>) op.operator).judgeBundleNow();
+        judge(op.operator);
+    }
+
+    private static void judge(OneInputStreamOperator<?, ?> op) throws Exception {
+        ((DedupOperator<?, ?>) op).judgeBundleNow();
     }
 
     /** The operator and shard selector that BloomDedup.global adds for string ids. */

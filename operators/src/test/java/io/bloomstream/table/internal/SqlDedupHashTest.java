@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.bloomstream.filter.HashStrategy;
 import io.bloomstream.filter.Hasher;
 import io.bloomstream.flink.dedup.DedupConfig;
-import io.bloomstream.flink.dedup.KeyedFilterState;
+import io.bloomstream.flink.state.FilterJudge;
 import io.bloomstream.flink.state.FilterMeta;
 import io.bloomstream.flink.typeutils.FilterMetaSerializer;
 import org.apache.flink.core.memory.DataInputDeserializer;
@@ -58,7 +58,7 @@ class SqlDedupHashTest {
             meta.bind(key.row, key.meta, cache, entry, 0, 1);
             pages.bind(key.pages, cache, entry);
             try {
-                KeyedFilterState.IdHash hash =
+                FilterJudge.IdHash hash =
                         (hasher, out) -> {
                             if (hasher.is64Bit()) {
                                 out[0] = out[1] = hasher.hash64(id);

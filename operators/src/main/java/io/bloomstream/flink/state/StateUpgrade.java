@@ -1,12 +1,9 @@
-package io.bloomstream.flink.dedup;
+package io.bloomstream.flink.state;
 
 import io.bloomstream.filter.Hasher;
 import io.bloomstream.flink.internal.RefusedRestore;
-import io.bloomstream.flink.state.FilterMeta;
-import io.bloomstream.flink.state.StateLayout;
 import java.util.List;
 import org.apache.flink.annotation.Internal;
-import org.apache.flink.api.common.state.MapState;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -68,7 +65,7 @@ final class StateUpgrade {
      * The key's pages, as recorded in its metadata; state of bloomstream 0.1 did not record them,
      * so they are counted (per stage) once, by one pass over the key's pages, and then recorded.
      */
-    static long countPages(FilterMeta meta, MapState<Long, long[]> pages) throws Exception {
+    static long countPages(FilterMeta meta, FilterStore store) throws Exception {
         long recorded = meta.pages();
         if (recorded != FilterMeta.UNKNOWN_PAGES) {
             return recorded;
@@ -78,7 +75,7 @@ final class StateUpgrade {
                 st.pages = 0;
             }
         }
-        for (Long pageKey : pages.keys()) {
+        for (Long pageKey : store.pageKeys()) {
             int slot = StateLayout.slotOf(pageKey);
             int stage = StateLayout.stageOf(pageKey);
             if (slot < meta.generations() && stage < meta.slots.get(slot).size()) {

@@ -1,0 +1,22 @@
+package io.bloomstream.flink.state;
+
+import org.apache.flink.annotation.Internal;
+
+/**
+ * What {@link FilterJudge} reports of the filters it judges with (dedup's metrics implement it).
+ */
+@Internal
+public interface FilterMetrics {
+
+    /** A stage of {@code items} items in {@code bits} bits was used; the key has {@code stages}. */
+    void observe(long items, long bits, int hashes, int pageBits, int stages);
+
+    /** Pages were allocated (or, negative, freed). */
+    void pagesAllocated(long delta);
+
+    /** A generation was widened to hold a bucket no generation held (all slots were in use). */
+    void generationWidened();
+
+    /** A stage of fixed growth passed its capacity. */
+    void overCapacity();
+}
