@@ -38,7 +38,8 @@ import org.apache.flink.types.Row;
  *     id_column => 'event_id',
  *     expected_items => 100000,         -- distinct ids per partition key (per retention period)
  *     fpp => 0.01,
- *     retention => INTERVAL '1' DAY,    -- optional; needs on_time
+ *     state_ttl => INTERVAL '1' DAY,    -- optional (or retention =>); needs on_time
+ *     reset_ttl_on_duplicate => TRUE,   -- optional; the default under state_ttl
  *     on_time => DESCRIPTOR(ts),        -- the event-time column (with a watermark)
  *     generations => 2,                 -- optional, 2 to 46; needs retention
  *     uid => 'dedup-events')            -- optional: names the state for savepoints
@@ -92,14 +93,19 @@ import org.apache.flink.types.Row;
  * INT literal; {@code fpp} a DECIMAL literal in (0, 1); {@code retention} a positive day-time
  * INTERVAL literal, only with {@code on_time}: Flink 2.2 gives process table functions event-time
  * timers only, so a retention on processing time (which the DataStream operator has) is rejected;
- * {@code generations} an INT literal from 2 to 46, only with a retention; {@code shards} a positive
- * INT literal, only with PARTITION BY: the shard count of the {@code BLOOM_SHARD(id, shards)}
- * partition column, which makes {@code expected_items} count the whole input's ids, each shard's
- * filter sized for its share ({@code Shards.itemsPerShard}: the mean plus four standard
- * deviations); without it {@code expected_items} counts one partition key's ids (without PARTITION
- * BY, the whole input's). Flink 2.2 passes scalar arguments to the function without casting them,
- * so the literal types are strict (write {@code 0.01}, not {@code 1e-2}); a literal Flink cannot
- * match to the declared type at all fails with Flink's own message listing the signature.
+ * {@code state_ttl} the same retention under the name Flink's {@code DEDUPLICATE_KEEP_FIRST} gives
+ * it (not both; zero: no retention, as in Flink); {@code reset_ttl_on_duplicate} a BOOLEAN literal,
+ * only with a retention: a duplicate within the retention refreshes its id, which is then
+ * remembered R after its last occurrence, not its first (TRUE by default under {@code state_ttl},
+ * as in Flink; FALSE under {@code retention}, bloomstream 0.5's behaviour); {@code generations} an
+ * INT literal from 2 to 46, only with a retention; {@code shards} a positive INT literal, only with
+ * PARTITION BY: the shard count of the {@code BLOOM_SHARD(id, shards)} partition column, which
+ * makes {@code expected_items} count the whole input's ids, each shard's filter sized for its share
+ * ({@code Shards.itemsPerShard}: the mean plus four standard deviations); without it {@code
+ * expected_items} counts one partition key's ids (without PARTITION BY, the whole input's). Flink
+ * 2.2 passes scalar arguments to the function without casting them, so the literal types are strict
+ * (write {@code 0.01}, not {@code 1e-2}); a literal Flink cannot match to the declared type at all
+ * fails with Flink's own message listing the signature.
  *
  * <p><b>State</b> is the DataStream operator's paged layout, per key, in state layout {@value
  * #STATE_LAYOUT} ({@link DedupStateViews}): a {@code MapView} {@value #PAGES_V2_STATE} of pages
@@ -219,12 +225,25 @@ public class DedupTableFunction extends ProcessTableFunction<Row> {
                             type = @DataTypeHint(DedupArguments.INTERVAL_TYPE))
                     Duration retention,
             @ArgumentHint(name = DedupArguments.GENERATIONS, isOptional = true) Integer generations,
-            @ArgumentHint(name = DedupArguments.SHARDS, isOptional = true) Integer shards)
+            @ArgumentHint(name = DedupArguments.SHARDS, isOptional = true) Integer shards,
+            @ArgumentHint(
+                            name = DedupArguments.STATE_TTL,
+                            isOptional = true,
+                            type = @DataTypeHint(DedupArguments.INTERVAL_TYPE))
+                    Duration stateTtl,
+            @ArgumentHint(name = DedupArguments.RESET_TTL_ON_DUPLICATE, isOptional = true)
+                    Boolean resetTtlOnDuplicate)
             throws Exception {
         if (!configuredByRow) {
             DedupConfig config =
                     DedupArguments.config(
-                            expectedItems, shards, fpp.doubleValue(), retention, generations);
+                            expectedItems,
+                            shards,
+                            fpp,
+                            retention,
+                            stateTtl,
+                            resetTtlOnDuplicate,
+                            generations);
             state.configure(config, config.expectedItems(), meta, pages);
             cache = DedupStateCache.forConfig(config);
             configure(ctx.tableSemanticsFor(DedupArguments.INPUT), idColumn);

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.bloomstream.flink.internal.Shards;
 import io.bloomstream.table.internal.DedupArguments;
+import java.math.BigDecimal;
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.table.api.ValidationException;
@@ -45,6 +46,16 @@ class BloomDedupArgumentsTest {
                                         + " generations => 3, on_time => DESCRIPTOR(ts),"
                                         + " uid => 'dedup'"));
         assertThat(plan).contains("BLOOM_DEDUP");
+        // Flink's names; a state_ttl of zero is no retention, as in Flink.
+        t.explainSql(
+                dedup(
+                        "id_column => 'id', expected_items => 1000, fpp => 0.01,"
+                                + " state_ttl => INTERVAL '1' DAY,"
+                                + " reset_ttl_on_duplicate => FALSE, on_time => DESCRIPTOR(ts)"));
+        t.explainSql(
+                dedup(
+                        "id_column => 'id', expected_items => 1000, fpp => 0.01,"
+                                + " state_ttl => INTERVAL '0' SECOND"));
         assertThat(
                         t.sqlQuery(dedup("id_column => 'n', expected_items => 10, fpp => 0.5"))
                                 .getResolvedSchema()
@@ -81,6 +92,25 @@ class BloomDedupArgumentsTest {
                 "id_column => 'id', expected_items => 10, fpp => 0.01,"
                         + " retention => INTERVAL '1' DAY, on_time => DESCRIPTOR(ts),"
                         + " generations => 1 | argument generations | 1",
+                // Flink's names (DEDUPLICATE_KEEP_FIRST's)
+                "id_column => 'id', expected_items => 10, fpp => 0.01,"
+                        + " retention => INTERVAL '1' DAY, state_ttl => INTERVAL '1' HOUR,"
+                        + " on_time => DESCRIPTOR(ts)"
+                        + " | arguments retention and state_ttl both name the retention"
+                        + " | retention => PT24H, state_ttl => PT1H",
+                "id_column => 'id', expected_items => 10, fpp => 0.01,"
+                        + " state_ttl => INTERVAL '1' HOUR | argument state_ttl | on_time",
+                "id_column => 'id', expected_items => 10, fpp => 0.01,"
+                        + " reset_ttl_on_duplicate => TRUE"
+                        + " | argument reset_ttl_on_duplicate needs a retention | true",
+                "id_column => 'id', expected_items => 10, fpp => 0.01,"
+                        + " state_ttl => INTERVAL '0' SECOND, reset_ttl_on_duplicate => FALSE,"
+                        + " on_time => DESCRIPTOR(ts)"
+                        + " | argument reset_ttl_on_duplicate needs a retention | false",
+                "id_column => 'id', expected_items => 10, fpp => 0.01,"
+                        + " state_ttl => INTERVAL '1' HOUR, reset_ttl_on_duplicate => 'yes',"
+                        + " on_time => DESCRIPTOR(ts)"
+                        + " | reset_ttl_on_duplicate => BOOLEAN | No match found",
             })
     void badArgumentFailsAtPlanningNamingIt(String args, String argument, String value) {
         assertThatThrownBy(() -> t.explainSql(dedup(args)))
@@ -99,10 +129,28 @@ class BloomDedupArgumentsTest {
                                 .getColumnNames())
                 .containsExactly("k", "id", "n", "x", "ts");
         // 10^6 ids over 1024 shards: 977 per shard on average, plus 4 standard deviations.
-        assertThat(DedupArguments.config(1_000_000, 1024, 0.01, null, null).expectedItems())
+        assertThat(
+                        DedupArguments.config(
+                                        1_000_000,
+                                        1024,
+                                        new BigDecimal("0.01"),
+                                        null,
+                                        null,
+                                        null,
+                                        null)
+                                .expectedItems())
                 .isEqualTo(Shards.itemsPerShard(1_000_000, 1024))
                 .isEqualTo(1103);
-        assertThat(DedupArguments.config(1_000_000, null, 0.01, null, null).expectedItems())
+        assertThat(
+                        DedupArguments.config(
+                                        1_000_000,
+                                        null,
+                                        new BigDecimal("0.01"),
+                                        null,
+                                        null,
+                                        null,
+                                        null)
+                                .expectedItems())
                 .isEqualTo(1_000_000);
     }
 

@@ -45,6 +45,8 @@ public final class DedupArguments {
     public static final String RETENTION = "retention";
     public static final String GENERATIONS = "generations";
     public static final String SHARDS = "shards";
+    public static final String STATE_TTL = "state_ttl";
+    public static final String RESET_TTL_ON_DUPLICATE = "reset_ttl_on_duplicate";
 
     /**
      * The type of interval arguments: the type Flink gives every day-time interval literal, so that
@@ -60,7 +62,9 @@ public final class DedupArguments {
     static final int POS_RETENTION = 4;
     static final int POS_GENERATIONS = 5;
     static final int POS_SHARDS = 6;
-    static final int POS_ON_TIME = 7;
+    static final int POS_STATE_TTL = 7;
+    static final int POS_RESET_TTL_ON_DUPLICATE = 8;
+    static final int POS_ON_TIME = 9;
 
     private DedupArguments() {}
 
@@ -70,16 +74,30 @@ public final class DedupArguments {
      * itself without {@code shards}, else each shard's share of the whole input's {@code
      * expectedItems} ({@link Shards#itemsPerShard}: the mean plus four standard deviations).
      *
-     * @param shards the number of BLOOM_SHARD partitions the whole input's ids fall into, or null
+     * <p>The retention is {@code retention} or, under Flink's name, {@code stateTtl} (not both); a
+     * {@code stateTtl} of zero is no retention, as in Flink's {@code DEDUPLICATE_KEEP_FIRST}.
+     * {@code resetTtlOnDuplicate} needs a retention, and is by default true under {@code state_ttl}
+     * (Flink's default) and false under {@code retention} (bloomstream 0.5's meaning).
+     *
+     * @param expectedItems {@code expected_items}, required
+     * @param shards {@code shards}: the BLOOM_SHARD partitions the whole input's ids fall into, or
+     *     null
+     * @param fpp {@code fpp}, required
+     * @param retention {@code retention}, or null
+     * @param stateTtl {@code state_ttl}, or null
+     * @param resetTtlOnDuplicate {@code reset_ttl_on_duplicate}, or null for its default
+     * @param generations {@code generations}, or null
      * @throws IllegalArgumentException naming the argument and its value
      */
     public static DedupConfig config(
-            long expectedItems,
+            Integer expectedItems,
             Integer shards,
-            double fpp,
+            BigDecimal fpp,
             Duration retention,
+            Duration stateTtl,
+            Boolean resetTtlOnDuplicate,
             Integer generations) {
-        if (expectedItems < 1) {
+        if (expectedItems == null || expectedItems < 1) {
             throw bad(EXPECTED_ITEMS, "must be a positive INT", expectedItems);
         }
         if (shards != null && shards < 1) {
@@ -87,23 +105,52 @@ public final class DedupArguments {
         }
         long perPartition =
                 shards == null ? expectedItems : Shards.itemsPerShard(expectedItems, shards);
-        if (!(fpp > 0 && fpp < 1)) {
+        if (fpp == null || !(fpp.doubleValue() > 0 && fpp.doubleValue() < 1)) {
             throw bad(FPP, "must be in (0, 1)", fpp);
         }
-        DedupConfig.Builder b = DedupConfig.builder().expectedItems(perPartition).fpp(fpp);
-        if (retention == null) {
+        DedupConfig.Builder b =
+                DedupConfig.builder().expectedItems(perPartition).fpp(fpp.doubleValue());
+        if (retention != null && stateTtl != null) {
+            throw new IllegalArgumentException(
+                    FUNCTION
+                            + ": arguments "
+                            + RETENTION
+                            + " and "
+                            + STATE_TTL
+                            + " both name the retention; give one, was "
+                            + RETENTION
+                            + " => "
+                            + retention
+                            + ", "
+                            + STATE_TTL
+                            + " => "
+                            + stateTtl);
+        }
+        String name = stateTtl != null ? STATE_TTL : RETENTION;
+        if (stateTtl != null && stateTtl.isNegative()) {
+            throw bad(STATE_TTL, "must not be negative (zero: no retention)", stateTtl);
+        }
+        Duration r = stateTtl != null ? (stateTtl.isZero() ? null : stateTtl) : retention;
+        if (r == null) {
             if (generations != null) {
-                throw bad(GENERATIONS, "needs a retention", generations);
+                throw bad(GENERATIONS, "needs a retention (state_ttl or retention)", generations);
+            }
+            if (resetTtlOnDuplicate != null) {
+                throw bad(
+                        RESET_TTL_ON_DUPLICATE,
+                        "needs a retention (state_ttl or retention): without one every id is"
+                                + " remembered for ever",
+                        resetTtlOnDuplicate);
             }
             return b.build();
         }
-        if (retention.isNegative() || retention.toMillis() < 1) {
-            throw bad(RETENTION, "must be a positive interval of at least 1 ms", retention);
+        if (r.isNegative() || r.toMillis() < 1) {
+            throw bad(name, "must be a positive interval of at least 1 ms", r);
         }
         try {
-            b.retention(retention, TimeDomain.EVENT_TIME);
+            b.retention(r, TimeDomain.EVENT_TIME);
         } catch (IllegalArgumentException e) {
-            throw bad(RETENTION, "must be from 1 ms to 100 years", retention);
+            throw bad(name, "must be from 1 ms to 100 years", r);
         }
         if (generations != null) {
             try {
@@ -112,6 +159,8 @@ public final class DedupArguments {
                 throw bad(GENERATIONS, e.getMessage().replace("generations ", ""), generations);
             }
         }
+        b.resetRetentionOnDuplicate(
+                resetTtlOnDuplicate != null ? resetTtlOnDuplicate : stateTtl != null);
         return b.build(); // generations and retention alone always fit (checked by the builder)
     }
 
@@ -340,6 +389,8 @@ public final class DedupArguments {
                 return; // refused by the output type strategy, after the names (see required)
             }
             Duration retention = interval(call, POS_RETENTION, RETENTION);
+            Duration stateTtl = interval(call, POS_STATE_TTL, STATE_TTL);
+            Boolean reset = bool(call, POS_RESET_TTL_ON_DUPLICATE, RESET_TTL_ON_DUPLICATE);
             BigDecimal generations =
                     typed(call, POS_GENERATIONS, GENERATIONS, LogicalTypeRoot.INTEGER, "an INT");
             BigDecimal shards = typed(call, POS_SHARDS, SHARDS, LogicalTypeRoot.INTEGER, "an INT");
@@ -354,22 +405,25 @@ public final class DedupArguments {
                                 + " expected_items counts its ids",
                         shards);
             }
-            config(
-                    items.longValue(),
-                    shards == null ? null : shards.intValue(),
-                    fpp.doubleValue(),
-                    retention,
-                    generations == null ? null : generations.intValue());
+            DedupConfig config =
+                    config(
+                            items.intValue(),
+                            shards == null ? null : shards.intValue(),
+                            fpp,
+                            retention,
+                            stateTtl,
+                            reset,
+                            generations == null ? null : generations.intValue());
             // Code generation checks the call again without the system arguments: on_time was
             // checked at validation.
             boolean systemArgs = call.getArgumentDataTypes().size() > POS_ON_TIME;
-            if (retention != null && systemArgs && !hasOnTime(call)) {
+            if (config.hasRetention() && systemArgs && !hasOnTime(call)) {
                 throw bad(
-                        RETENTION,
-                        "needs on_time => DESCRIPTOR(time_column): retention is on event time"
+                        retention != null ? RETENTION : STATE_TTL,
+                        "needs on_time => DESCRIPTOR(time_column): the retention is on event time"
                                 + " only (Flink 2.2 gives process table functions no"
                                 + " processing-time timers)",
-                        retention);
+                        retention != null ? retention : stateTtl);
             }
         }
 
@@ -409,6 +463,19 @@ public final class DedupArguments {
                         type.asSummaryString());
             }
             return literal(call, pos, name, Duration.class);
+        }
+
+        /** A BOOLEAN literal, or null if absent or NULL. */
+        private static Boolean bool(CallContext call, int pos, String name) {
+            if (call.isArgumentNull(pos)) {
+                return null;
+            }
+            LogicalType type = call.getArgumentDataTypes().get(pos).getLogicalType();
+            if (!type.is(LogicalTypeRoot.BOOLEAN)) {
+                throw bad(
+                        name, "must be a BOOLEAN literal (TRUE or FALSE)", type.asSummaryString());
+            }
+            return literal(call, pos, name, Boolean.class);
         }
 
         /**
@@ -466,7 +533,9 @@ public final class DedupArguments {
                             Signature.Argument.of(FPP, "DOUBLE"),
                             Signature.Argument.of(RETENTION, "INTERVAL (optional)"),
                             Signature.Argument.of(GENERATIONS, "INT (optional)"),
-                            Signature.Argument.of(SHARDS, "INT (optional)")));
+                            Signature.Argument.of(SHARDS, "INT (optional)"),
+                            Signature.Argument.of(STATE_TTL, "INTERVAL (optional)"),
+                            Signature.Argument.of(RESET_TTL_ON_DUPLICATE, "BOOLEAN (optional)")));
         }
     }
 }
