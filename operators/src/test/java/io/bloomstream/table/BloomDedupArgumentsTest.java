@@ -209,6 +209,7 @@ class BloomDedupArgumentsTest {
                                         .containsPattern(
                                                 "unknown argument "
                                                         + name
+                                                        + "( \\(did you mean [a-z_]+\\?\\))?"
                                                         + "; the arguments are input, id_column,"
                                                         + " expected_items, fpp, retention, .*"
                                                         + "on_time, uid"
@@ -238,6 +239,24 @@ class BloomDedupArgumentsTest {
                                                         + " column 'id'")
                                         .contains("BLOOM_SHARD(id)")
                                         .contains("without PARTITION BY"));
+    }
+
+    @Test
+    void aMisspeltNameSuggestsTheKnownOne() {
+        assertThatThrownBy(
+                        () ->
+                                t.explainSql(
+                                        dedup(
+                                                "id_column => 'id', expected_items => 10,"
+                                                        + " fpp => 0.01, state_tll => INTERVAL"
+                                                        + " '1' HOUR, on_time => DESCRIPTOR(ts)")))
+                .isInstanceOf(ValidationException.class)
+                .satisfies(
+                        e ->
+                                assertThat(messages(e))
+                                        .contains(
+                                                "unknown argument state_tll (did you mean"
+                                                        + " state_ttl?)"));
     }
 
     @ParameterizedTest(name = "{0}")

@@ -285,10 +285,12 @@ public final class DedupArguments {
             Set<String> seen = new HashSet<>();
             for (String name : written) {
                 if (!known.contains(name)) {
+                    String near = nearest(name, known);
                     throw new IllegalArgumentException(
                             FUNCTION
                                     + ": unknown argument "
                                     + name
+                                    + (near == null ? "" : " (did you mean " + near + "?)")
                                     + "; the arguments are "
                                     + String.join(", ", known));
                 }
@@ -297,6 +299,39 @@ public final class DedupArguments {
                             FUNCTION + ": argument " + name + " is given twice");
                 }
             }
+        }
+
+        /** The known name at most two edits from {@code name} (Levenshtein), or null. */
+        static String nearest(String name, List<String> known) {
+            String best = null;
+            int bestDistance = 3;
+            for (String k : known) {
+                int d = distance(name, k);
+                if (d < bestDistance) {
+                    best = k;
+                    bestDistance = d;
+                }
+            }
+            return best;
+        }
+
+        private static int distance(String a, String b) {
+            int[] prev = new int[b.length() + 1];
+            int[] cur = new int[b.length() + 1];
+            for (int j = 0; j <= b.length(); j++) {
+                prev[j] = j;
+            }
+            for (int i = 1; i <= a.length(); i++) {
+                cur[0] = i;
+                for (int j = 1; j <= b.length(); j++) {
+                    int sub = prev[j - 1] + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1);
+                    cur[j] = Math.min(sub, Math.min(prev[j], cur[j - 1]) + 1);
+                }
+                int[] t = prev;
+                prev = cur;
+                cur = t;
+            }
+            return prev[b.length()];
         }
 
         /** The PARTITION BY columns, as written: {@code (a, b)}. */
