@@ -68,8 +68,10 @@ import org.apache.flink.types.Row;
  * the current watermark is <b>late</b> and dropped, neither judged nor remembered; of the other
  * rows, two occurrences of an id less than R apart in event time are never both returned, in any
  * order of arrival; an occurrence at least R + L away from every returned one is returned unless it
- * is a false positive (rate at most fpp (2G - 1) / G for out-of-order rows). A key's state is freed
- * by event-time timers once the watermark has passed its generations' end + R.
+ * is a false positive (rate at most fpp (2G - 1) / G for out-of-order rows). With {@code
+ * reset_ttl_on_duplicate} a duplicate refreshes its id, so an id that recurs at gaps shorter than R
+ * is never returned again. A key's state is freed by event-time timers once the watermark has
+ * passed its generations' end + R.
  *
  * <p><b>Late rows.</b> Flink 2.2 itself drops a row whose {@code on_time} is at or before the
  * watermark before the function sees it, silently: such rows are not counted in {@code bloomLate}.
