@@ -22,6 +22,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.annotation.PublicEvolving;
+import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -77,6 +78,28 @@ class PackageRulesTest {
                 .should()
                 .dependOnClassesThat()
                 .resideInAnyPackage(DEDUP, SCREEN, COUNT, "io.bloomstream.table..")
+                .check(LIBRARY);
+    }
+
+    /**
+     * The judge and the state backend meet at one narrow bloomstream interface ({@code
+     * io.bloomstream.flink.state.FilterStore}), never at Flink's state interfaces: the SQL
+     * functions keep their state in {@code MapView}s and give the judge a store over them, and no
+     * SQL type makes a {@code MapView} pretend to be a {@code MapState} or {@code ValueState} (an
+     * adapter that makes one Flink API pretend to be another is a sign the seam sits in the wrong
+     * place).
+     */
+    @Test
+    @Disabled("enabled once i30-d lands")
+    // Fails on main today, twice: table.internal.DedupStateViews.Pages implements MapState, and
+    // DedupStateViews.Meta implements flink.state.OwnedMetaState, a ValueState. Branch i30-d
+    // replaces them with a FilterStore over the MapViews; the lead enables this at merge.
+    void noSqlTypeImplementsAFlinkStateInterface() {
+        noClasses()
+                .that()
+                .resideInAPackage("io.bloomstream.table..")
+                .should()
+                .implement(org.apache.flink.api.common.state.State.class)
                 .check(LIBRARY);
     }
 

@@ -43,7 +43,13 @@ package io.bloomstream.filter;
 final class FilterFormat {
 
     static final int MAGIC = 0x424C4F4D;
-    static final int VERSION = 1;
+
+    /** The filter file format of bloomstream 0.1 on (the only one so far). */
+    static final int VERSION_1 = 1;
+
+    /** The filter file format written now. */
+    static final int VERSION = VERSION_1;
+
     static final int TYPE_BLOOM = 1;
     static final int TYPE_COUNTING = 2;
     static final int TYPE_SCALABLE = 3;

@@ -5,6 +5,7 @@ import static io.bloomstream.filter.FilterFormat.MAGIC;
 import static io.bloomstream.filter.FilterFormat.TYPE_BLOOM;
 import static io.bloomstream.filter.FilterFormat.TYPE_COUNTING_PAGE;
 import static io.bloomstream.filter.FilterFormat.VERSION;
+import static io.bloomstream.filter.FilterFormat.VERSION_1;
 import static io.bloomstream.filter.FilterFormat.checkMagic;
 
 import java.io.DataOutputStream;
@@ -39,9 +40,10 @@ final class FilterHeader {
         r.require(HEADER_BYTES, "length");
         checkMagic(r.readInt());
         int version = r.readUnsignedByte();
-        if (version != VERSION) {
+        if (version != VERSION_1) {
             throw new FilterFormatException(
-                    "version", "unsupported format version " + version + " (this reads 1)");
+                    "version",
+                    "unsupported format version " + version + " (this reads " + VERSION_1 + ")");
         }
         FilterHeader h = new FilterHeader();
         h.type = r.readUnsignedByte();

@@ -35,8 +35,14 @@ import org.apache.flink.table.types.DataType;
 @PublicEvolving
 public class BloomAccumulator {
 
-    /** The version of the layout below; a changed layout gets a new number. */
-    public static final int LAYOUT_VERSION = 1;
+    /** The SQL accumulator layout of bloomstream 0.4 on: the fields of the data type below. */
+    public static final int VERSION_1 = 1;
+
+    /**
+     * The version of the layout written now (the <em>SQL accumulator layout</em>, counted apart
+     * from every other versioned artefact: docs/state.md); a changed layout gets a new number.
+     */
+    public static final int LAYOUT_VERSION = VERSION_1;
 
     /** {@link #LAYOUT_VERSION} of this accumulator (0 before the shape is set). */
     public int layout;
@@ -112,7 +118,7 @@ public class BloomAccumulator {
             }
             if (layout != LAYOUT_VERSION) {
                 throw new IllegalStateException(
-                        "accumulator state of layout version "
+                        "accumulator state of SQL accumulator layout "
                                 + layout
                                 + ", this release reads "
                                 + LAYOUT_VERSION);

@@ -21,8 +21,8 @@ import org.apache.flink.api.common.state.ValueState;
  * {@link FilterMeta} value and one MapState entry per non-empty page): one slot per open window
  * (one slot for running counts), each a cascade of stages. An event reads and writes one page and
  * adds the bits it set to its stage's {@link FilterMeta.Stage#setBits}, so an estimate reads only
- * the metadata. State written before set bits were recorded (layout 2 and older) is counted by one
- * scan of the slot's pages when first read, and recorded then.
+ * the metadata. State written before set bits were recorded (metadata format 2 and older) is
+ * counted by one scan of the slot's pages when first read, and recorded then.
  */
 @Internal
 final class CountState {
@@ -241,7 +241,7 @@ final class CountState {
 
     /**
      * The non-empty pages of {@code window}'s filter (0 if it has none), or {@link
-     * FilterMeta#UNKNOWN_PAGES} for state that did not record them (layout 1).
+     * FilterMeta#UNKNOWN_PAGES} for state that did not record them (metadata format 1).
      */
     long pages(long window) throws Exception {
         FilterMeta meta = metaState.value();
@@ -260,7 +260,7 @@ final class CountState {
 
     /**
      * The stages of {@code slot}, their {@link FilterMeta.Stage#setBits} known: if one is not
-     * recorded (state of layout 2 or older), one scan of the slot's pages counts them all, and the
+     * recorded (metadata format 2 or older), one scan of the slot's pages counts them all, and the
      * metadata records them.
      */
     private List<FilterMeta.Stage> setBitsOf(FilterMeta meta, int slot) throws Exception {

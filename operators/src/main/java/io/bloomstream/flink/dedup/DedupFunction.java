@@ -55,8 +55,9 @@ public class DedupFunction<K, T> extends KeyedProcessFunction<K, T, T>
     public static final String PAGES_STATE = "bloom-pages";
 
     /**
-     * Operator (union list) state that records the shape of the state: layout version, hash,
-     * shards, time domain and retention (see {@link StateShape}); checked on restore.
+     * Operator (union list) state that records the shape of the state: its own version (the dedup
+     * shape, not the metadata format), hash, shards, time domain and retention (see {@link
+     * StateShape}); checked on restore.
      */
     public static final String SHAPE_STATE = "bloom-shape";
 

@@ -28,12 +28,27 @@ import org.slf4j.Logger;
  * new one), {@code retentionMillis} and {@code allowedLatenessMillis} (they apply from the restore
  * on; ids already forgotten under a shorter old retention stay forgotten). These changes are
  * logged.
+ *
+ * <p>Versions (the {@code version} field; the <em>dedup shape</em>, counted apart from the metadata
+ * format of each key): {@link #VERSION_1}, no record, and {@link #VERSION_2}, the record.
  */
 @Internal
 final class StateShape {
 
-    /** The version of this record and of the keyed state layout it describes. */
-    static final int VERSION = 2;
+    /**
+     * The dedup shape of bloomstream 0.1: no record at all (its state restores unchecked). The
+     * number is never written.
+     */
+    static final int VERSION_1 = 1;
+
+    /**
+     * The first record (bloomstream 0.2 on), numbered 2 after the metadata format of its day; the
+     * two have counted apart since (docs/state.md, "Versioned artefacts").
+     */
+    static final int VERSION_2 = 2;
+
+    /** The version of the record this bloomstream writes. */
+    static final int VERSION = VERSION_2;
 
     /** The {@code shards} value of per-key dedup. */
     private static final String SHARDS_PER_KEY = "none (per key)";

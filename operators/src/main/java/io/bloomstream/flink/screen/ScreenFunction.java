@@ -59,7 +59,7 @@ public class ScreenFunction<T> extends BroadcastProcessFunction<T, FilterUpdate,
                     "bloom-screen-filter", StringSerializer.INSTANCE, StringSerializer.INSTANCE);
 
     private static final String PATH = "path";
-    private static final String VERSION = "version";
+    private static final String FILE_VERSION = "version";
     private static final String SEQUENCE = "sequence";
     private static final String CHECKSUM = "checksum";
 
@@ -89,7 +89,7 @@ public class ScreenFunction<T> extends BroadcastProcessFunction<T, FilterUpdate,
     public void initializeState(FunctionInitializationContext context) throws Exception {
         overlay = context.getOperatorStateStore().getBroadcastState(OVERLAY_STATE);
         inForce = context.getOperatorStateStore().getBroadcastState(FILTER_STATE);
-        String version = inForce.get(VERSION);
+        String version = inForce.get(FILE_VERSION);
         if (version == null || Long.parseLong(version) < config.initialVersion()) {
             if (version != null) {
                 LOG.info(
@@ -100,7 +100,7 @@ public class ScreenFunction<T> extends BroadcastProcessFunction<T, FilterUpdate,
                         config.filterPath());
             }
             inForce.put(PATH, config.filterPath());
-            inForce.put(VERSION, Long.toString(config.initialVersion()));
+            inForce.put(FILE_VERSION, Long.toString(config.initialVersion()));
             inForce.remove(CHECKSUM);
             overlay.clear();
         } else if (!inForce.get(PATH).equals(config.filterPath())) {
@@ -134,7 +134,7 @@ public class ScreenFunction<T> extends BroadcastProcessFunction<T, FilterUpdate,
         fieldNames = names.toArray(new String[0]);
         fields = config.fields().toArray(new SerializableFunction[0]);
         String path = inForce.get(PATH);
-        long version = Long.parseLong(inForce.get(VERSION));
+        long version = Long.parseLong(inForce.get(FILE_VERSION));
         String checksum = inForce.get(CHECKSUM);
         try {
             loaded = ScreenFilterLoader.load(path, version, checksum, normalization, hasher);
@@ -271,7 +271,7 @@ public class ScreenFunction<T> extends BroadcastProcessFunction<T, FilterUpdate,
         loaded = next; // one assignment in the task thread: events see the old or the new file
         previous.lease().close();
         inForce.put(PATH, next.path());
-        inForce.put(VERSION, Long.toString(next.version()));
+        inForce.put(FILE_VERSION, Long.toString(next.version()));
         inForce.put(CHECKSUM, next.checksum());
         overlay.clear(); // the new file is the whole list
         overlaySize = 0;

@@ -60,7 +60,7 @@ public final class FilterJudge {
 
     /**
      * The current id, hashed once its key's hasher is known (a key may keep the strategy its state
-     * was first written with, see {@link #FilterJudge(Settings, FilterMetrics, long, boolean)}).
+     * was first written with, see the constructor).
      */
     @FunctionalInterface
     public interface IdHash {

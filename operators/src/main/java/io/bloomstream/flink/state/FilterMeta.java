@@ -35,7 +35,9 @@ public final class FilterMeta {
     /** {@link #domain} and {@link #generationMillis} of state written before they were recorded. */
     public static final int UNRECORDED = -1;
 
-    /** {@link Stage#pages} of state written before page counts were recorded (layout 1). */
+    /**
+     * {@link Stage#pages} of state written before page counts were recorded (metadata format 1).
+     */
     public static final long UNKNOWN_PAGES = -1;
 
     /**

@@ -12,13 +12,16 @@ import org.apache.flink.core.memory.DataInputView;
 import org.apache.flink.core.memory.DataOutputView;
 
 /**
- * Serializes {@link FilterMeta}. Every value starts with its layout version, so old state stays
- * readable by the same serializer (its snapshot is compatible as is):
+ * Serializes {@link FilterMeta} in the <em>metadata format</em> (its own versions, {@link
+ * #VERSION_1} to {@link #CURRENT_VERSION}, apart from every other versioned artefact: the table in
+ * docs/state.md). Every value starts with its version, so old state stays readable by the same
+ * serializer (its snapshot is compatible as is); {@link #deserialize(DataInputView)} reads each
+ * version in one switch:
  *
  * <ul>
- *   <li>Version 3 (written now): as version 2 with the version byte {@code 0x80 | 3}, and each
- *       stage ends with its set bits (8, signed: -1 not recorded, as in dedup state; see {@link
- *       FilterMeta.Stage#setBits}).
+ *   <li>Version 3 (bloomstream 0.4 on, written now): as version 2 with the version byte {@code 0x80
+ *       | 3}, and each stage ends with its set bits (8, signed: -1 not recorded, as in dedup state;
+ *       see {@link FilterMeta.Stage#setBits}).
  *   <li>Version 2 (bloomstream 0.2 and 0.3): the byte {@code 0x80 | 2}, strategy id (1 byte), seed
  *       (8), time domain (1, signed: -1 unrecorded, 0 none, 1 event time, 2 processing time),
  *       generation length in ms (8), bucket phase in ms (8), the run that counted the key's pages
@@ -49,11 +52,17 @@ public final class FilterMetaSerializer extends TypeSerializerSingleton<FilterMe
 
     private static final int MAX_STAGES = 64;
 
-    /** The layout written now. */
-    public static final int CURRENT_VERSION = 3;
+    /** The metadata format of bloomstream 0.1: no version byte (the first byte is below 0x80). */
+    static final int VERSION_1 = 1;
 
-    /** The layout of bloomstream 0.2 and 0.3 (without set bits). */
+    /** The metadata format of bloomstream 0.2 and 0.3 (without set bits). */
     static final int VERSION_2 = 2;
+
+    /** The metadata format of bloomstream 0.4 on: each stage's set bits. */
+    static final int VERSION_3 = 3;
+
+    /** The metadata format written now. */
+    public static final int CURRENT_VERSION = VERSION_3;
 
     private static final int VERSION_FLAG = 0x80;
 
@@ -117,17 +126,28 @@ public final class FilterMetaSerializer extends TypeSerializerSingleton<FilterMe
     @Override
     public FilterMeta deserialize(DataInputView in) throws IOException {
         int first = in.readUnsignedByte();
-        if ((first & VERSION_FLAG) == 0) {
-            return deserializeV1(first, in);
+        int version = (first & VERSION_FLAG) == 0 ? VERSION_1 : first & ~VERSION_FLAG;
+        switch (version) {
+            case VERSION_1:
+                return deserializeV1(first, in);
+            case VERSION_2:
+                return deserializeV2(in, false);
+            case VERSION_3:
+                return deserializeV2(in, true);
+            default:
+                throw new IOException(
+                        "corrupt or newer filter metadata: metadata format version "
+                                + version
+                                + ", this bloomstream reads "
+                                + VERSION_1
+                                + " to "
+                                + CURRENT_VERSION);
         }
-        int version = first & ~VERSION_FLAG;
-        if (version != VERSION_2 && version != CURRENT_VERSION) {
-            throw new IOException(
-                    "corrupt or newer filter metadata: layout version "
-                            + version
-                            + ", this bloomstream reads 1 to "
-                            + CURRENT_VERSION);
-        }
+    }
+
+    /** Versions 2 and 3, after the version byte; version 3 adds each stage's set bits. */
+    private static FilterMeta deserializeV2(DataInputView in, boolean withSetBits)
+            throws IOException {
         int strategyId = in.readUnsignedByte();
         long seed = in.readLong();
         int domain = in.readByte();
@@ -144,7 +164,7 @@ public final class FilterMetaSerializer extends TypeSerializerSingleton<FilterMe
         for (int g = 0; g < n; g++) {
             buckets[g] = in.readLong();
             lastBuckets[g] = in.readLong();
-            slots.add(readStages(in, true, version >= 3));
+            slots.add(readStages(in, true, withSetBits));
         }
         FilterMeta meta =
                 new FilterMeta(

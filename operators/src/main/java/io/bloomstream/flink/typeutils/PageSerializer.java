@@ -24,6 +24,15 @@ public final class PageSerializer extends TypeSerializerSingleton<long[]> {
 
     private static final long serialVersionUID = 1L;
 
+    /** The page format of bloomstream 0.1 on: a varint word count, then the words. */
+    public static final int VERSION_1 = 1;
+
+    /**
+     * The page format written now. A page value carries no version: a new format needs a new
+     * version of the serializer's snapshot ({@link Snapshot}), which Flink reads before any value.
+     */
+    public static final int VERSION = VERSION_1;
+
     /** The shared instance (the serializer is stateless). */
     public static final PageSerializer INSTANCE = new PageSerializer();
 
@@ -164,7 +173,7 @@ public final class PageSerializer extends TypeSerializerSingleton<long[]> {
         return new Snapshot();
     }
 
-    /** The snapshot; version 1 is the layout above. */
+    /** The snapshot; its version 1 stands for page format {@link #VERSION_1}. */
     public static final class Snapshot extends SimpleTypeSerializerSnapshot<long[]> {
         public Snapshot() {
             super(() -> INSTANCE);

@@ -130,7 +130,7 @@ class FilterMetaLayoutTest {
         bytes[0] = (byte) 0x84;
         assertThatThrownBy(() -> read(bytes))
                 .isInstanceOf(IOException.class)
-                .hasMessageContaining("layout version 4");
+                .hasMessageContaining("metadata format version 4");
     }
 
     @Test
