@@ -6,6 +6,7 @@ import io.bloomstream.flink.TimeDomain;
 import io.bloomstream.flink.dedup.DedupConfig;
 import io.bloomstream.flink.internal.EventTimes;
 import io.bloomstream.flink.state.FilterJudge;
+import io.bloomstream.table.internal.DedupArgumentChecks;
 import io.bloomstream.table.internal.DedupArguments;
 import io.bloomstream.table.internal.DedupStateCache;
 import io.bloomstream.table.internal.DedupStateViews;
@@ -485,7 +486,7 @@ public class DedupTableFunction extends ProcessTableFunction<Row> {
         return TypeInference.newBuilder()
                 .staticArguments(declared)
                 .stateTypeStrategies(extracted.getStateTypeStrategies())
-                .inputTypeStrategy(new DedupArguments.Checks())
+                .inputTypeStrategy(new DedupArgumentChecks())
                 .outputTypeStrategy(DedupArguments.outputTypeStrategy(declared))
                 .build();
     }
