@@ -3,8 +3,11 @@ package io.bloomstream.benchmarks;
 import io.bloomstream.table.BloomFunctions;
 import io.bloomstream.table.ShardScalarFunction;
 import java.io.IOException;
+import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -12,7 +15,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.stream.Stream;
+import java.util.function.Consumer;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.functions.FilterFunction;
 import org.apache.flink.api.common.typeinfo.Types;
@@ -82,6 +85,12 @@ public final class SqlBenchmark {
     private static final AtomicLong OUTPUT = new AtomicLong();
     private static final AtomicLong FIRST_NANOS = new AtomicLong();
     private static final AtomicLong LAST_NANOS = new AtomicLong();
+    private static final AtomicLong TARGET = new AtomicLong();
+    private static final AtomicLong FIRST_CPU_NANOS = new AtomicLong();
+    private static final AtomicLong LAST_CPU_NANOS = new AtomicLong();
+    private static final com.sun.management.OperatingSystemMXBean OS =
+            (com.sun.management.OperatingSystemMXBean)
+                    java.lang.management.ManagementFactory.getOperatingSystemMXBean();
     private static final Map<Long, Long> LAST = new ConcurrentHashMap<>();
 
     private SqlBenchmark() {}
@@ -95,9 +104,14 @@ public final class SqlBenchmark {
             double seconds,
             long stateBytes,
             long out,
-            String load) {
+            String load,
+            long cpuNanos) {
         double recordsPerSecond() {
             return records / seconds;
+        }
+
+        double cpuMicrosPerRow() {
+            return cpuNanos / 1e3 / records;
         }
     }
 
@@ -144,9 +158,9 @@ public final class SqlBenchmark {
                 ids,
                 rounds);
         System.out.println(
-                "| backend | round | query | records/s | vs exact | state bytes | vs exact | rows out"
-                        + " | load (1 min) |");
-        System.out.println("| --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+                "| backend | round | query | records/s | vs exact | CPU us/row | state bytes | vs"
+                        + " exact | rows out | load (1 min) |");
+        System.out.println("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
         for (Result r : results) {
             Result exact =
                     results.stream()
@@ -159,12 +173,13 @@ public final class SqlBenchmark {
                             .orElse(r);
             System.out.printf(
                     Locale.ROOT,
-                    "| %s | %d | %s | %,.0f | %.2fx | %,d | %.3fx | %,d | %s |%n",
+                    "| %s | %d | %s | %,.0f | %.2fx | %.2f | %,d | %.3fx | %,d | %s |%n",
                     r.backend,
                     r.round,
                     r.query,
                     r.recordsPerSecond(),
                     r.recordsPerSecond() / exact.recordsPerSecond(),
+                    r.cpuMicrosPerRow(),
                     r.stateBytes,
                     (double) r.stateBytes / exact.stateBytes,
                     r.out,
@@ -172,7 +187,13 @@ public final class SqlBenchmark {
         }
         List<SqlRounds.Run> runs = new ArrayList<>();
         for (Result r : results) {
-            runs.add(new SqlRounds.Run(r.backend, r.query, r.round, r.recordsPerSecond()));
+            runs.add(
+                    new SqlRounds.Run(
+                            r.backend,
+                            r.query,
+                            r.round,
+                            r.recordsPerSecond(),
+                            r.cpuMicrosPerRow()));
         }
         System.out.printf(Locale.ROOT, "%n### Medians of %d round(s)%n%n", rounds);
         for (String backend : backends) {
@@ -235,6 +256,9 @@ public final class SqlBenchmark {
         OUTPUT.set(0);
         FIRST_NANOS.set(0);
         LAST_NANOS.set(0);
+        TARGET.set(rows);
+        FIRST_CPU_NANOS.set(0);
+        LAST_CPU_NANOS.set(0);
         LAST.clear();
         Configuration conf = new Configuration();
         conf.set(StateBackendOptions.STATE_BACKEND, backend);
@@ -299,15 +323,27 @@ public final class SqlBenchmark {
                 query.contains("count")
                         ? LAST.values().stream().mapToLong(Long::longValue).sum()
                         : OUTPUT.get();
-        Result r = new Result(query, backend, round, rows, seconds, bytes, out, loadAverage());
+        Result r =
+                new Result(
+                        query,
+                        backend,
+                        round,
+                        rows,
+                        seconds,
+                        bytes,
+                        out,
+                        loadAverage(),
+                        LAST_CPU_NANOS.get() - FIRST_CPU_NANOS.get());
         System.out.printf(
                 Locale.ROOT,
-                "%s/%s, round %d: %.2f s, %,.0f records/s, savepoint %,d bytes, %s %,d, load %s%n",
+                "%s/%s, round %d: %.2f s, %,.0f records/s, %.2f us CPU/row, savepoint %,d bytes,"
+                        + " %s %,d, load %s%n",
                 backend,
                 query,
                 round,
                 seconds,
                 r.recordsPerSecond(),
+                r.cpuMicrosPerRow(),
                 bytes,
                 query.contains("count") ? "count (sum over groups)" : "rows out",
                 out,
@@ -334,7 +370,10 @@ public final class SqlBenchmark {
         }
     }
 
-    /** Drops the -1 markers and stamps the first and the latest real record. */
+    /**
+     * Drops the -1 markers and stamps the first and the latest real record, and the process's CPU
+     * time at the first and at the last one.
+     */
     static final class StampRealIds implements FilterFunction<Long> {
         @Override
         public boolean filter(Long id) {
@@ -342,9 +381,13 @@ public final class SqlBenchmark {
                 return false;
             }
             long now = System.nanoTime();
-            FIRST_NANOS.compareAndSet(0, now);
+            if (FIRST_NANOS.compareAndSet(0, now)) {
+                FIRST_CPU_NANOS.set(OS.getProcessCpuTime());
+            }
             LAST_NANOS.set(now);
-            INPUT.incrementAndGet();
+            if (INPUT.incrementAndGet() == TARGET.get()) {
+                LAST_CPU_NANOS.set(OS.getProcessCpuTime());
+            }
             return true;
         }
     }
@@ -377,14 +420,40 @@ public final class SqlBenchmark {
     }
 
     private static long directorySize(Path dir) throws IOException {
-        try (Stream<Path> files = Files.walk(dir)) {
-            return files.filter(Files::isRegularFile).mapToLong(f -> f.toFile().length()).sum();
-        }
+        long[] bytes = {0};
+        walk(dir, f -> bytes[0] += f.toFile().length(), d -> {});
+        return bytes[0];
     }
 
     private static void deleteRecursively(Path dir) throws IOException {
-        try (Stream<Path> files = Files.walk(dir)) {
-            files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        }
+        walk(dir, f -> f.toFile().delete(), d -> d.toFile().delete());
+    }
+
+    /**
+     * Visits the files under {@code dir}, then each directory after its content; a file that
+     * vanishes while walking (Flink still cleaning up a stopped job's checkpoints) is skipped.
+     */
+    private static void walk(Path dir, Consumer<Path> onFile, Consumer<Path> afterDirectory)
+            throws IOException {
+        Files.walkFileTree(
+                dir,
+                new SimpleFileVisitor<>() {
+                    @Override
+                    public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) {
+                        onFile.accept(file);
+                        return FileVisitResult.CONTINUE;
+                    }
+
+                    @Override
+                    public FileVisitResult visitFileFailed(Path file, IOException e) {
+                        return FileVisitResult.CONTINUE;
+                    }
+
+                    @Override
+                    public FileVisitResult postVisitDirectory(Path d, IOException e) {
+                        afterDirectory.accept(d);
+                        return FileVisitResult.CONTINUE;
+                    }
+                });
     }
 }

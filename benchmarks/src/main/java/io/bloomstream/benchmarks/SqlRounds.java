@@ -10,8 +10,9 @@ import java.util.OptionalDouble;
 
 /**
  * The rounds of {@link SqlBenchmark}: the order of the queries in each round, and the summary of
- * one backend's runs (per query the median records/s over the rounds, the min-max spread, and the
- * ratio of medians to the exact query measured in the same run).
+ * one backend's runs (per query the median records/s over the rounds, the min-max spread, the ratio
+ * of medians to the exact query measured in the same run, and the median CPU time per row with its
+ * ratio to the exact query's: "CPU vs exact" 2x means half the CPU per row).
  *
  * <p>Rounds alternate the order of the queries (as given in odd rounds, reversed in even ones), so
  * that a query is not always the one that runs after a given other, nor always first on a machine
@@ -22,8 +23,18 @@ final class SqlRounds {
 
     private SqlRounds() {}
 
-    /** One measured run: a query on a backend in a round. */
-    record Run(String backend, String query, int round, double recordsPerSecond) {}
+    /**
+     * One measured run: a query on a backend in a round; {@code cpuMicrosPerRow} the CPU time of
+     * the whole process from the first to the last record, per record (on shared cores less
+     * sensitive to other processes than records/s, which counts the time the task waited for a
+     * core).
+     */
+    record Run(
+            String backend,
+            String query,
+            int round,
+            double recordsPerSecond,
+            double cpuMicrosPerRow) {}
 
     /** The summary of one query's runs on one backend. */
     record Row(
@@ -36,7 +47,9 @@ final class SqlRounds {
             OptionalDouble vsExact,
             OptionalDouble vsExactTtl,
             double minRoundRatio,
-            double maxRoundRatio) {}
+            double maxRoundRatio,
+            double medianCpuMicrosPerRow,
+            OptionalDouble cpuVsExact) {}
 
     /** The queries of round {@code round} (1-based): as given in odd rounds, reversed in even. */
     static List<String> order(List<String> queries, int round) {
@@ -83,6 +96,7 @@ final class SqlRounds {
         for (Map.Entry<String, List<Run>> e : byQuery.entrySet()) {
             String query = e.getKey();
             double[] rates = rates(e.getValue());
+            double cpu = median(cpu(e.getValue()));
             double median = median(rates);
             String exact = baseline(query);
             OptionalDouble vsExact = ratio(median, byQuery.get(exact));
@@ -115,7 +129,11 @@ final class SqlRounds {
                             vsExact,
                             vsTtl,
                             minRatio,
-                            maxRatio));
+                            maxRatio,
+                            cpu,
+                            exactRuns == null
+                                    ? OptionalDouble.empty()
+                                    : OptionalDouble.of(median(cpu(exactRuns)) / cpu)));
         }
         return rows;
     }
@@ -132,7 +150,7 @@ final class SqlRounds {
             sb.append(
                     String.format(
                             Locale.ROOT,
-                            "| %s | %s | %d | %,.0f | %,.0f - %,.0f | %s | %s | %s |%n",
+                            "| %s | %s | %d | %,.0f | %,.0f - %,.0f | %s | %s | %s | %.2f | %s |%n",
                             r.backend(),
                             r.query(),
                             r.rounds(),
@@ -147,7 +165,9 @@ final class SqlRounds {
                                             Locale.ROOT,
                                             "%.2fx - %.2fx",
                                             r.minRoundRatio(),
-                                            r.maxRoundRatio())));
+                                            r.maxRoundRatio()),
+                            r.medianCpuMicrosPerRow(),
+                            format(r.cpuVsExact())));
         }
         return sb.toString();
     }
@@ -160,6 +180,10 @@ final class SqlRounds {
         return exact == null
                 ? OptionalDouble.empty()
                 : OptionalDouble.of(median / median(rates(exact)));
+    }
+
+    private static double[] cpu(List<Run> runs) {
+        return runs.stream().mapToDouble(Run::cpuMicrosPerRow).toArray();
     }
 
     private static double[] rates(List<Run> runs) {

@@ -27,16 +27,16 @@ class SqlRoundsTest {
     void summarizesMedianSpreadAndRatiosOfMediansPerBackend() {
         List<SqlRounds.Run> runs =
                 List.of(
-                        new SqlRounds.Run("rocksdb", "row_number", 1, 100),
-                        new SqlRounds.Run("rocksdb", "bloom_dedup", 1, 300),
-                        new SqlRounds.Run("rocksdb", "row_number_ttl", 1, 90),
-                        new SqlRounds.Run("rocksdb", "row_number_ttl", 2, 80),
-                        new SqlRounds.Run("rocksdb", "bloom_dedup", 2, 150),
-                        new SqlRounds.Run("rocksdb", "row_number", 2, 50),
-                        new SqlRounds.Run("rocksdb", "row_number", 3, 200),
-                        new SqlRounds.Run("rocksdb", "bloom_dedup", 3, 240),
-                        new SqlRounds.Run("rocksdb", "row_number_ttl", 3, 120),
-                        new SqlRounds.Run("hashmap", "bloom_dedup", 1, 1));
+                        new SqlRounds.Run("rocksdb", "row_number", 1, 100, 9),
+                        new SqlRounds.Run("rocksdb", "bloom_dedup", 1, 300, 3),
+                        new SqlRounds.Run("rocksdb", "row_number_ttl", 1, 90, 10),
+                        new SqlRounds.Run("rocksdb", "row_number_ttl", 2, 80, 11),
+                        new SqlRounds.Run("rocksdb", "bloom_dedup", 2, 150, 4),
+                        new SqlRounds.Run("rocksdb", "row_number", 2, 50, 10),
+                        new SqlRounds.Run("rocksdb", "row_number", 3, 200, 8),
+                        new SqlRounds.Run("rocksdb", "bloom_dedup", 3, 240, 5),
+                        new SqlRounds.Run("rocksdb", "row_number_ttl", 3, 120, 12),
+                        new SqlRounds.Run("hashmap", "bloom_dedup", 1, 1, 1));
 
         List<SqlRounds.Row> rows = SqlRounds.summarize(runs, "rocksdb");
 
@@ -54,10 +54,14 @@ class SqlRoundsTest {
         // per-round ratios: 3.0, 3.0, 1.2
         assertThat(bloom.minRoundRatio()).isCloseTo(1.2, within(1e-9));
         assertThat(bloom.maxRoundRatio()).isCloseTo(3.0, within(1e-9));
+        // CPU per row (the process's, first to last record): medians 4 and 9, so 2.25x less
+        assertThat(bloom.medianCpuMicrosPerRow()).isEqualTo(4);
+        assertThat(bloom.cpuVsExact().getAsDouble()).isCloseTo(9.0 / 4, within(1e-9));
         assertThat(rows.get(0).vsExact().getAsDouble()).isEqualTo(1.0);
         assertThat(rows.get(2).vsExactTtl()).isEmpty();
         assertThat(SqlRounds.table(rows))
-                .contains("| rocksdb | bloom_dedup | 3 | 240 | 150 - 300 | 2.40x | 2.67x |");
+                .contains("| rocksdb | bloom_dedup | 3 | 240 | 150 - 300 | 2.40x | 2.67x |")
+                .contains("| 4.00 | 2.25x |");
     }
 
     @Test
