@@ -144,8 +144,8 @@ final class SqlRounds {
         sb.append(
                 "| backend | query | rounds | median records/s | min - max | vs row_number (or"
                         + " count_distinct) | vs the same with TTL | per-round ratio, min - max"
-                        + " |\n");
-        sb.append("| --- | --- | --- | --- | --- | --- | --- | --- |\n");
+                        + " | median CPU us/row | CPU vs exact |\n");
+        sb.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
         for (Row r : rows) {
             sb.append(
                     String.format(

@@ -61,7 +61,9 @@ class SqlRoundsTest {
         assertThat(rows.get(2).vsExactTtl()).isEmpty();
         assertThat(SqlRounds.table(rows))
                 .contains("| rocksdb | bloom_dedup | 3 | 240 | 150 - 300 | 2.40x | 2.67x |")
-                .contains("| 4.00 | 2.25x |");
+                .contains("| 4.00 | 2.25x |")
+                .contains("| per-round ratio, min - max | median CPU us/row | CPU vs exact |\n")
+                .contains("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
     }
 
     @Test
