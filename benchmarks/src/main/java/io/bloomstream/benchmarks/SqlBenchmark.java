@@ -1,9 +1,13 @@
 package io.bloomstream.benchmarks;
 
 import io.bloomstream.table.BloomFunctions;
+import io.bloomstream.table.ShardScalarFunction;
 import java.io.IOException;
+import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -11,7 +15,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.stream.Stream;
+import java.util.function.Consumer;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.functions.FilterFunction;
 import org.apache.flink.api.common.typeinfo.Types;
@@ -36,8 +40,13 @@ import org.apache.flink.types.RowKind;
  * state backends: {@code BLOOM_DEDUP} against Flink's keep-first {@code ROW_NUMBER} deduplication
  * (also with {@code table.exec.state.ttl} set, as users bound its state), and {@code
  * BLOOM_COUNT_DISTINCT} against {@code COUNT(DISTINCT)} in a {@code GROUP BY} of {@value #GROUPS}
- * groups. Prints records/s, the ratio to the exact query of the same backend and run, and the state
- * bytes (a canonical savepoint taken once every record was processed).
+ * groups. Runs every query once per round, for {@code rounds} rounds (default {@value
+ * #DEFAULT_ROUNDS}), the order alternating from one round to the next ({@link SqlRounds#order});
+ * prints each run (records/s, the ratio to the exact query of the same backend and round, the state
+ * bytes of a canonical savepoint taken once every record was processed, the machine's load
+ * average), then per query the median records/s of the rounds, their min-max spread, and the ratio
+ * of the medians to {@code row_number} (or {@code count_distinct}) and to {@code row_number_ttl}
+ * when it ran ({@link SqlRounds#summarize}).
  *
  * <p>Input: {@code rows} generated ids ({@link DataGeneratorSource}, not rate-limited) as STRING
  * ({@code id}, the decimal of a scrambled 64-bit number {@code x}; {@code ids} distinct, in passes
@@ -46,13 +55,14 @@ import org.apache.flink.types.RowKind;
  * recommends) and checkpoints every 10 s to a filesystem directory. Throughput is measured where
  * records enter the pipeline (backpressure makes that the pace of the slowest operator), first to
  * last record: start-up and planning are not in it. Each query first runs once at a tenth of the
- * size, unreported (JIT warm-up).
+ * size, unreported (JIT warm-up). The {@code BLOOM_DEDUP} query is the documented one, in one place
+ * ({@link #SHARDED_VIEW}, {@link #bloomDedup}).
  *
  * <p>Usage: {@code java -cp benchmarks/target/benchmarks.jar io.bloomstream.benchmarks.SqlBenchmark
- * [rows] [ids] [backends] [queries]}, e.g. {@code 1000000 500000 hashmap
- * row_number,bloom_dedup,count_distinct,bloom_count_distinct,row_number_ttl}. A query named with
- * {@code _ttl} runs with {@code table.exec.state.ttl} set ({@code row_number_ttl}); one with {@code
- * _1p} ({@code count_distinct_1p}, {@code bloom_count_distinct_1p}) with {@code
+ * [rows] [ids] [backends] [queries] [rounds]}, e.g. {@code 1000000 500000 hashmap,rocksdb
+ * row_number,bloom_dedup,row_number_ttl 3}. A query named with {@code _ttl} runs with {@code
+ * table.exec.state.ttl} set ({@code row_number_ttl}); one with {@code _1p} ({@code
+ * count_distinct_1p}, {@code bloom_count_distinct_1p}) with {@code
  * table.optimizer.agg-phase-strategy: ONE_PHASE}. {@code -Dbench.flink.KEY=VALUE} sets a Flink
  * option for every query (for example {@code
  * -Dbench.flink.execution.checkpointing.incremental=true}).
@@ -65,6 +75,9 @@ public final class SqlBenchmark {
     /** Groups of the count queries. */
     static final int GROUPS = 16;
 
+    /** Rounds when the command line names none. */
+    static final int DEFAULT_ROUNDS = 3;
+
     /** The state TTL of the {@code row_number_ttl} query. */
     static final String TTL = "1 h";
 
@@ -72,77 +85,150 @@ public final class SqlBenchmark {
     private static final AtomicLong OUTPUT = new AtomicLong();
     private static final AtomicLong FIRST_NANOS = new AtomicLong();
     private static final AtomicLong LAST_NANOS = new AtomicLong();
+    private static final AtomicLong TARGET = new AtomicLong();
+    private static final AtomicLong FIRST_CPU_NANOS = new AtomicLong();
+    private static final AtomicLong LAST_CPU_NANOS = new AtomicLong();
+    private static final com.sun.management.OperatingSystemMXBean OS =
+            (com.sun.management.OperatingSystemMXBean)
+                    java.lang.management.ManagementFactory.getOperatingSystemMXBean();
     private static final Map<Long, Long> LAST = new ConcurrentHashMap<>();
 
     private SqlBenchmark() {}
 
-    /** One measured run. */
+    /** One measured run ({@code round} 0: the warm-up); {@code load} the 1-minute load average. */
     record Result(
-            String query, String backend, long records, double seconds, long stateBytes, long out) {
+            String query,
+            String backend,
+            int round,
+            long records,
+            double seconds,
+            long stateBytes,
+            long out,
+            String load,
+            long cpuNanos) {
         double recordsPerSecond() {
             return records / seconds;
+        }
+
+        double cpuMicrosPerRow() {
+            return cpuNanos / 1e3 / records;
         }
     }
 
     /** The exact query each query is compared with. */
     static String baseline(String query) {
-        return query.contains("count") ? "count_distinct" : "row_number";
+        return SqlRounds.baseline(query);
     }
 
     public static void main(String[] args) throws Exception {
         long rows = args.length > 0 ? Long.parseLong(args[0]) : 1_000_000;
         long ids = args.length > 1 ? Long.parseLong(args[1]) : rows / 2;
         String[] backends = (args.length > 2 ? args[2] : "hashmap").split(",");
-        String[] queries =
-                (args.length > 3
-                                ? args[3]
-                                : "row_number,bloom_dedup,count_distinct,bloom_count_distinct")
-                        .split(",");
+        List<String> queries =
+                List.of(
+                        (args.length > 3
+                                        ? args[3]
+                                        : "row_number,bloom_dedup,count_distinct,bloom_count_distinct")
+                                .split(","));
+        int rounds = args.length > 4 ? Integer.parseInt(args[4]) : DEFAULT_ROUNDS;
+        if (rounds < 1) {
+            throw new IllegalArgumentException("rounds: must be at least 1, got " + rounds);
+        }
+        for (String q : queries) {
+            sql(q, ids); // an unknown query fails before any run
+        }
         // Warm-up (not reported): each query once at a tenth of the size, so that the first
         // measured query does not pay for the JIT alone.
         for (String q : queries) {
-            run(q, backends[0], rows / 10, Math.max(1, ids / 10));
+            run(q, backends[0], rows / 10, Math.max(1, ids / 10), 0);
         }
         List<Result> results = new ArrayList<>();
         for (String backend : backends) {
-            for (String q : queries) {
-                results.add(run(q, backend, rows, ids));
+            for (int round = 1; round <= rounds; round++) {
+                for (String q : SqlRounds.order(queries, round)) {
+                    results.add(run(q, backend, rows, ids, round));
+                }
             }
         }
         System.out.printf(
                 Locale.ROOT,
                 "%n## SqlBenchmark: %,d rows of %,d distinct STRING ids, parallelism 1,"
-                        + " mini-batch on, fpp 1%%%n%n",
+                        + " mini-batch on, fpp 1%%, %d round(s)%n%n",
                 rows,
-                ids);
+                ids,
+                rounds);
         System.out.println(
-                "| backend | query | records/s | vs exact | state bytes | vs exact | rows out |");
-        System.out.println("| --- | --- | --- | --- | --- | --- | --- |");
+                "| backend | round | query | records/s | vs exact | CPU us/row | state bytes | vs"
+                        + " exact | rows out | load (1 min) |");
+        System.out.println("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
         for (Result r : results) {
             Result exact =
                     results.stream()
                             .filter(
                                     x ->
                                             x.backend.equals(r.backend)
+                                                    && x.round == r.round
                                                     && x.query.equals(baseline(r.query)))
                             .findFirst()
                             .orElse(r);
             System.out.printf(
                     Locale.ROOT,
-                    "| %s | %s | %,.0f | %.2fx | %,d | %.3fx | %,d |%n",
+                    "| %s | %d | %s | %,.0f | %.2fx | %.2f | %,d | %.3fx | %,d | %s |%n",
                     r.backend,
+                    r.round,
                     r.query,
                     r.recordsPerSecond(),
                     r.recordsPerSecond() / exact.recordsPerSecond(),
+                    r.cpuMicrosPerRow(),
                     r.stateBytes,
                     (double) r.stateBytes / exact.stateBytes,
-                    r.out);
+                    r.out,
+                    r.load);
         }
+        List<SqlRounds.Run> runs = new ArrayList<>();
+        for (Result r : results) {
+            runs.add(
+                    new SqlRounds.Run(
+                            r.backend,
+                            r.query,
+                            r.round,
+                            r.recordsPerSecond(),
+                            r.cpuMicrosPerRow()));
+        }
+        System.out.printf(Locale.ROOT, "%n### Medians of %d round(s)%n%n", rounds);
+        for (String backend : backends) {
+            System.out.print(SqlRounds.table(SqlRounds.summarize(runs, backend)));
+        }
+    }
+
+    /**
+     * The view {@code BLOOM_DEDUP} reads: the rows with their shard, as docs/sql-dedup.md writes
+     * the dedup of a whole table ({@code BLOOM_SHARD(id)}, its default shard count). With {@link
+     * #bloomDedup} the one place that says what a user writes.
+     */
+    static final String SHARDED_VIEW =
+            "CREATE TEMPORARY VIEW sharded AS SELECT id, x, BLOOM_SHARD(id) AS shard FROM events";
+
+    /**
+     * The {@code BLOOM_DEDUP} query as docs/sql-dedup.md writes it for {@code ids} distinct ids in
+     * all, over {@link #SHARDED_VIEW}: {@code expected_items} counts the ids of one shard (the
+     * total over {@link ShardScalarFunction#DEFAULT_SHARDS}, rounded up), fpp 1%, a {@code uid}; it
+     * selects the columns the {@code ROW_NUMBER} query returns.
+     */
+    static String bloomDedup(long ids) {
+        long perShard =
+                Math.max(
+                        1,
+                        (ids + ShardScalarFunction.DEFAULT_SHARDS - 1)
+                                / ShardScalarFunction.DEFAULT_SHARDS);
+        return "SELECT id, x FROM BLOOM_DEDUP(input => TABLE sharded PARTITION BY shard,"
+                + " id_column => 'id', expected_items => "
+                + perShard
+                + ", fpp => 0.01, uid => 'bench-dedup')";
     }
 
     /** The SQL of {@code query}. */
     static String sql(String query, long ids) {
-        long perShard = Math.max(1, (ids + 1023) / 1024);
         long perGroup = (ids + GROUPS - 1) / GROUPS;
         switch (query) {
             case "row_number":
@@ -150,10 +236,7 @@ public final class SqlBenchmark {
                 return "SELECT id, x FROM (SELECT id, x, ROW_NUMBER() OVER (PARTITION BY id"
                         + " ORDER BY pt) AS rn FROM events) WHERE rn = 1";
             case "bloom_dedup":
-                return "SELECT id, x FROM BLOOM_DEDUP(input => TABLE sharded PARTITION BY shard,"
-                        + " id_column => 'id', expected_items => "
-                        + perShard
-                        + ", fpp => 0.01, uid => 'bench-dedup')";
+                return bloomDedup(ids);
             case "count_distinct":
             case "count_distinct_1p":
                 return "SELECT g, COUNT(DISTINCT id) FROM events GROUP BY g";
@@ -167,11 +250,15 @@ public final class SqlBenchmark {
         }
     }
 
-    private static Result run(String query, String backend, long rows, long ids) throws Exception {
+    private static Result run(String query, String backend, long rows, long ids, int round)
+            throws Exception {
         INPUT.set(0);
         OUTPUT.set(0);
         FIRST_NANOS.set(0);
         LAST_NANOS.set(0);
+        TARGET.set(rows);
+        FIRST_CPU_NANOS.set(0);
+        LAST_CPU_NANOS.set(0);
         LAST.clear();
         Configuration conf = new Configuration();
         conf.set(StateBackendOptions.STATE_BACKEND, backend);
@@ -219,9 +306,7 @@ public final class SqlBenchmark {
                 "CREATE TEMPORARY VIEW events AS SELECT CAST(x AS STRING) AS id, x, MOD(x, "
                         + GROUPS
                         + ") AS g, PROCTIME() AS pt FROM xs");
-        tEnv.executeSql(
-                "CREATE TEMPORARY VIEW sharded AS SELECT id, x, BLOOM_SHARD(id) AS shard FROM"
-                        + " events");
+        tEnv.executeSql(SHARDED_VIEW);
         tEnv.toChangelogStream(tEnv.sqlQuery(sql(query, ids)))
                 .sinkTo(new CountingSink())
                 .name("out");
@@ -238,18 +323,41 @@ public final class SqlBenchmark {
                 query.contains("count")
                         ? LAST.values().stream().mapToLong(Long::longValue).sum()
                         : OUTPUT.get();
-        Result r = new Result(query, backend, rows, seconds, bytes, out);
+        Result r =
+                new Result(
+                        query,
+                        backend,
+                        round,
+                        rows,
+                        seconds,
+                        bytes,
+                        out,
+                        loadAverage(),
+                        LAST_CPU_NANOS.get() - FIRST_CPU_NANOS.get());
         System.out.printf(
                 Locale.ROOT,
-                "%s/%s: %.2f s, %,.0f records/s, savepoint %,d bytes, %s %,d%n",
+                "%s/%s, round %d: %.2f s, %,.0f records/s, %.2f us CPU/row, savepoint %,d bytes,"
+                        + " %s %,d, load %s%n",
                 backend,
                 query,
+                round,
                 seconds,
                 r.recordsPerSecond(),
+                r.cpuMicrosPerRow(),
                 bytes,
                 query.contains("count") ? "count (sum over groups)" : "rows out",
-                out);
+                out,
+                r.load);
         return r;
+    }
+
+    /** The 1-minute load average of the machine (other processes share its cores). */
+    private static String loadAverage() {
+        try {
+            return Files.readString(Path.of("/proc/loadavg")).split(" ")[0];
+        } catch (IOException | RuntimeException e) {
+            return "?";
+        }
     }
 
     private static void waitForInput(long records) throws InterruptedException {
@@ -262,7 +370,10 @@ public final class SqlBenchmark {
         }
     }
 
-    /** Drops the -1 markers and stamps the first and the latest real record. */
+    /**
+     * Drops the -1 markers and stamps the first and the latest real record, and the process's CPU
+     * time at the first and at the last one.
+     */
     static final class StampRealIds implements FilterFunction<Long> {
         @Override
         public boolean filter(Long id) {
@@ -270,9 +381,13 @@ public final class SqlBenchmark {
                 return false;
             }
             long now = System.nanoTime();
-            FIRST_NANOS.compareAndSet(0, now);
+            if (FIRST_NANOS.compareAndSet(0, now)) {
+                FIRST_CPU_NANOS.set(OS.getProcessCpuTime());
+            }
             LAST_NANOS.set(now);
-            INPUT.incrementAndGet();
+            if (INPUT.incrementAndGet() == TARGET.get()) {
+                LAST_CPU_NANOS.set(OS.getProcessCpuTime());
+            }
             return true;
         }
     }
@@ -305,14 +420,40 @@ public final class SqlBenchmark {
     }
 
     private static long directorySize(Path dir) throws IOException {
-        try (Stream<Path> files = Files.walk(dir)) {
-            return files.filter(Files::isRegularFile).mapToLong(f -> f.toFile().length()).sum();
-        }
+        long[] bytes = {0};
+        walk(dir, f -> bytes[0] += f.toFile().length(), d -> {});
+        return bytes[0];
     }
 
     private static void deleteRecursively(Path dir) throws IOException {
-        try (Stream<Path> files = Files.walk(dir)) {
-            files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        }
+        walk(dir, f -> f.toFile().delete(), d -> d.toFile().delete());
+    }
+
+    /**
+     * Visits the files under {@code dir}, then each directory after its content; a file that
+     * vanishes while walking (Flink still cleaning up a stopped job's checkpoints) is skipped.
+     */
+    private static void walk(Path dir, Consumer<Path> onFile, Consumer<Path> afterDirectory)
+            throws IOException {
+        Files.walkFileTree(
+                dir,
+                new SimpleFileVisitor<>() {
+                    @Override
+                    public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) {
+                        onFile.accept(file);
+                        return FileVisitResult.CONTINUE;
+                    }
+
+                    @Override
+                    public FileVisitResult visitFileFailed(Path file, IOException e) {
+                        return FileVisitResult.CONTINUE;
+                    }
+
+                    @Override
+                    public FileVisitResult postVisitDirectory(Path d, IOException e) {
+                        afterDirectory.accept(d);
+                        return FileVisitResult.CONTINUE;
+                    }
+                });
     }
 }
