@@ -211,20 +211,17 @@ public final class SqlBenchmark {
 
     /**
      * The {@code BLOOM_DEDUP} query as docs/sql-dedup.md writes it for {@code ids} distinct ids in
-     * all, over {@link #SHARDED_VIEW}: {@code expected_items} counts the ids of one shard (the
-     * total over {@link ShardScalarFunction#DEFAULT_SHARDS}, rounded up), fpp 1%, a {@code uid}; it
-     * selects the columns the {@code ROW_NUMBER} query returns.
+     * all, over {@link #SHARDED_VIEW}: {@code expected_items} the total, {@code shards} the shard
+     * count of {@code BLOOM_SHARD} (each shard's filter is sized for its share), fpp 1%, a {@code
+     * uid}; it selects the columns the {@code ROW_NUMBER} query returns.
      */
     static String bloomDedup(long ids) {
-        long perShard =
-                Math.max(
-                        1,
-                        (ids + ShardScalarFunction.DEFAULT_SHARDS - 1)
-                                / ShardScalarFunction.DEFAULT_SHARDS);
         return "SELECT id, x FROM BLOOM_DEDUP(input => TABLE sharded PARTITION BY shard,"
                 + " id_column => 'id', expected_items => "
-                + perShard
-                + ", fpp => 0.01, uid => 'bench-dedup')";
+                + ids
+                + ", fpp => 0.01, shards => "
+                + ShardScalarFunction.DEFAULT_SHARDS
+                + ", uid => 'bench-dedup')";
     }
 
     /** The SQL of {@code query}. */
