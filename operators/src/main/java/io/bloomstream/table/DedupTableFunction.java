@@ -94,23 +94,23 @@ import org.apache.flink.types.Row;
  * retention and generations it was written with (a timer that fires after a restore, before any row
  * reached the task, frees state under those). The row {@value #META_STATE} and the {@code MapView}
  * {@value #PAGES_STATE} are declared for state of earlier layouts only and stay empty: Flink reads
- * a declared row on every call, and an absent one costs no conversion or comparison. A row reads
- * the metadata and its pages from a per-task read cache ({@link DedupStateCache}, bounded by {@link
- * DedupConfig#DEFAULT_CACHE_BYTES}) and writes every change through to state in the same call
- * ({@link SqlDedupStore}), except, without retention, a change of an item count alone: the metadata
- * is then written every few such changes (1/64 of the stage's capacity, at most 64) and a read from
- * state counts the changes it may lack as items, so a checkpoint at any time holds everything, or
- * more items than there are, which only makes a stage fill early. State of layouts 1 (bloomstream
- * 0.4), 2 and 3 (0.5) is moved to layout 4 when its key is first seen (a row or a timer). Ids of a
- * key new to the state are hashed with XXH3-64 (one 64-bit hash per row, computed without
- * allocating); a key whose state records XXH3-128 (written by bloomstream 0.4, or by 0.5 snapshots
- * before XXH3-64) keeps hashing with it, so every key's state restores as written. It is keyed by
- * the partition key, so it rescales with Flink's key groups. A restore from a savepoint keeps the
- * state when the query keeps its {@code uid}; it may change {@code expected_items}, {@code fpp},
- * {@code retention} and {@code generations} (existing stages keep their shape; a new retention
- * applies from the restore on), but turning retention on or off fails naming the field when a key
- * is first read. Flink's state TTL ({@code table.exec.state.ttl}) does not apply: every state entry
- * declares a TTL of never ({@link #STATE_TTL}), and {@code retention} frees state.
+ * a declared row on every call, and an absent one costs no deserialization or comparison. A row
+ * reads the metadata and its pages from a per-task read cache ({@link DedupStateCache}, bounded by
+ * {@link DedupConfig#DEFAULT_CACHE_BYTES}) and writes every change through to state in the same
+ * call ({@link SqlDedupStore}), except, without retention, a change of an item count alone: the
+ * metadata is then written every few such changes (1/64 of the stage's capacity, at most 64) and a
+ * read from state counts the changes it may lack as items, so a checkpoint at any time holds
+ * everything, or more items than there are, which only makes a stage fill early. State of layouts 1
+ * (bloomstream 0.4), 2 and 3 (0.5) is moved to layout 4 when its key is first seen (a row or a
+ * timer). Ids of a key new to the state are hashed with XXH3-64 (one 64-bit hash per row, computed
+ * without allocating); a key whose state records XXH3-128 (written by bloomstream 0.4, or by 0.5
+ * snapshots before XXH3-64) keeps hashing with it, so every key's state restores as written. It is
+ * keyed by the partition key, so it rescales with Flink's key groups. A restore from a savepoint
+ * keeps the state when the query keeps its {@code uid}; it may change {@code expected_items},
+ * {@code fpp}, {@code retention} and {@code generations} (existing stages keep their shape; a new
+ * retention applies from the restore on), but turning retention on or off fails naming the field
+ * when a key is first read. Flink's state TTL ({@code table.exec.state.ttl}) does not apply: every
+ * state entry declares a TTL of never ({@link #STATE_TTL}), and {@code retention} frees state.
  */
 @PublicEvolving
 @DataTypeHint("ROW<>")

@@ -44,8 +44,9 @@ import org.apache.flink.types.Row;
  *       #DEFERRED_META_KEY} while its item counts may lag by fewer than {@link #deferLimit} changes
  *       (a read counts the lag as items: {@link #countDeferredItems});
  *   <li>{@link #VERSION_4} (this release): as 3, with the row empty (a row Flink finds empty costs
- *       no deserialization, conversion or comparison per call) and the retention and generations,
- *       under a retention only, at {@link #TIMER_CONFIG_KEY}, written once per key and retention.
+ *       a lookup and a clear per call, no deserialization or comparison) and the retention and
+ *       generations, under a retention only, at {@link #TIMER_CONFIG_KEY}, written once per key and
+ *       retention.
  * </ul>
  *
  * <p>{@link #migrate} is the one switch from every older version to the current one, run for a key
