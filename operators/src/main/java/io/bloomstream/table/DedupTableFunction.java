@@ -6,6 +6,7 @@ import io.bloomstream.flink.TimeDomain;
 import io.bloomstream.flink.dedup.DedupConfig;
 import io.bloomstream.flink.internal.EventTimes;
 import io.bloomstream.flink.state.FilterJudge;
+import io.bloomstream.table.internal.DedupArgumentChecks;
 import io.bloomstream.table.internal.DedupArguments;
 import io.bloomstream.table.internal.DedupStateCache;
 import io.bloomstream.table.internal.SqlDedupLayout;
@@ -25,6 +26,7 @@ import org.apache.flink.table.functions.FunctionContext;
 import org.apache.flink.table.functions.ProcessTableFunction;
 import org.apache.flink.table.functions.TableSemantics;
 import org.apache.flink.table.types.DataType;
+import org.apache.flink.table.types.inference.StaticArgument;
 import org.apache.flink.table.types.inference.TypeInference;
 import org.apache.flink.types.Row;
 
@@ -38,7 +40,8 @@ import org.apache.flink.types.Row;
  *     id_column => 'event_id',
  *     expected_items => 100000,         -- distinct ids per partition key (per retention period)
  *     fpp => 0.01,
- *     retention => INTERVAL '1' DAY,    -- optional; needs on_time
+ *     state_ttl => INTERVAL '1' DAY,    -- optional (or retention =>); needs on_time
+ *     reset_ttl_on_duplicate => TRUE,   -- optional; the default under state_ttl
  *     on_time => DESCRIPTOR(ts),        -- the event-time column (with a watermark)
  *     generations => 2,                 -- optional, 2 to 46; needs retention
  *     uid => 'dedup-events')            -- optional: names the state for savepoints
@@ -46,8 +49,17 @@ import org.apache.flink.types.Row;
  *
  * <p><b>Output.</b> The PARTITION BY columns first, then every other column of the input in its
  * order (time attributes become plain timestamps), then, with {@code on_time}, the {@code rowtime}
- * column (the row's event time, a time attribute for later windows). The output is insert-only. For
- * a dedup over the whole table, partition by {@link ShardScalarFunction BLOOM_SHARD(id)}.
+ * column (the row's event time, a time attribute for later windows). The output is insert-only.
+ *
+ * <p><b>Partitions.</b> Without {@code PARTITION BY} the whole input is one partition: Flink runs
+ * the function on one task (parallelism 1, a singleton exchange), every row's id is judged against
+ * one filter, and the output is the input's own columns in their order, so {@code INSERT INTO sink
+ * SELECT * FROM BLOOM_DEDUP(input => TABLE t, id_column => 'id', ...)} replaces a keep-first query
+ * as it is. For a dedup over the whole table in parallel, partition by a shard of the id, {@link
+ * ShardScalarFunction BLOOM_SHARD(id)} computed in a view (Flink gives a process table function
+ * state per partition key, so the parallel form needs a partition column). Partitioning by the id
+ * column itself (alone or with others) is refused at planning time, naming both rewrites: it would
+ * keep a filter per id, more state than the exact dedup.
  *
  * <p><b>Guarantee</b>, per partition key and id, as the DataStream operator's ({@link
  * io.bloomstream.flink.dedup.BloomDedup}) with allowed lateness 0. Without retention, a row is
@@ -58,8 +70,10 @@ import org.apache.flink.types.Row;
  * the current watermark is <b>late</b> and dropped, neither judged nor remembered; of the other
  * rows, two occurrences of an id less than R apart in event time are never both returned, in any
  * order of arrival; an occurrence at least R + L away from every returned one is returned unless it
- * is a false positive (rate at most fpp (2G - 1) / G for out-of-order rows). A key's state is freed
- * by event-time timers once the watermark has passed its generations' end + R.
+ * is a false positive (rate at most fpp (2G - 1) / G for out-of-order rows). With {@code
+ * reset_ttl_on_duplicate} a duplicate refreshes its id, so an id that recurs at gaps shorter than R
+ * is never returned again. A key's state is freed by event-time timers once the watermark has
+ * passed its generations' end + R.
  *
  * <p><b>Late rows.</b> Flink 2.2 itself drops a row whose {@code on_time} is at or before the
  * watermark before the function sees it, silently: such rows are not counted in {@code bloomLate}.
@@ -76,14 +90,26 @@ import org.apache.flink.types.Row;
  * io.bloomstream.flink.dedup.DedupMetrics}).
  *
  * <p><b>Arguments</b>, checked at planning time (a {@code ValidationException} naming the argument
- * and its value): {@code id_column} a literal naming a STRING, BYTES or integer column of the
- * input; {@code expected_items} a positive INT literal; {@code fpp} a DECIMAL literal in (0, 1);
- * {@code retention} a positive day-time INTERVAL literal, only with {@code on_time}: Flink 2.2
- * gives process table functions event-time timers only, so a retention on processing time (which
- * the DataStream operator has) is rejected; {@code generations} an INT literal from 2 to 46, only
- * with a retention. Flink 2.2 passes scalar arguments to the function without casting them, so the
- * literal types are strict (write {@code 0.01}, not {@code 1e-2}); a literal Flink cannot match to
- * the declared type at all fails with Flink's own message listing the signature.
+ * and its value). A name the function does not know, or one given twice, fails naming it and the
+ * known ones: Calcite drops an unknown name before the function sees the call, so the check reads
+ * the call as written ({@code FlinkCallContexts#argumentNames}). The arguments: {@code id_column} a
+ * literal naming a STRING, BYTES or integer column of the input; {@code expected_items} a positive
+ * INT literal; {@code fpp} a DECIMAL literal in (0, 1); {@code retention} a positive day-time
+ * INTERVAL literal, only with {@code on_time}: Flink 2.2 gives process table functions event-time
+ * timers only, so a retention on processing time (which the DataStream operator has) is rejected;
+ * {@code state_ttl} the same retention under the name Flink's {@code DEDUPLICATE_KEEP_FIRST} gives
+ * it (not both; zero: no retention, as in Flink); {@code reset_ttl_on_duplicate} a BOOLEAN literal,
+ * only with a retention: a duplicate within the retention refreshes its id, which is then
+ * remembered R after its last occurrence, not its first (TRUE by default under {@code state_ttl},
+ * as in Flink; FALSE under {@code retention}, bloomstream 0.5's behaviour); {@code generations} an
+ * INT literal from 2 to 46, only with a retention; {@code shards} a positive INT literal, only with
+ * PARTITION BY: the shard count of the {@code BLOOM_SHARD(id, shards)} partition column, which
+ * makes {@code expected_items} count the whole input's ids, each shard's filter sized for its share
+ * ({@code Shards.itemsPerShard}: the mean plus four standard deviations); without it {@code
+ * expected_items} counts one partition key's ids (without PARTITION BY, the whole input's). Flink
+ * 2.2 passes scalar arguments to the function without casting them, so the literal types are strict
+ * (write {@code 0.01}, not {@code 1e-2}); a literal Flink cannot match to the declared type at all
+ * fails with Flink's own message listing the signature.
  *
  * <p><b>State</b> is the DataStream operator's paged layout, per key, in version 4 of the SQL dedup
  * layout ({@link SqlDedupLayout}, where every version and its migration are described): a {@code
@@ -180,7 +206,12 @@ public class DedupTableFunction extends ProcessTableFunction<Row> {
             @StateHint(name = PAGES_STATE, ttl = STATE_TTL) MapView<Long, long[]> pageView,
             @StateHint(name = META_V2_STATE, ttl = STATE_TTL) MapView<Integer, byte[]> metaView,
             @StateHint(name = PAGES_V2_STATE, ttl = STATE_TTL) MapView<Long, byte[]> pagesView,
-            @ArgumentHint(name = DedupArguments.INPUT, value = ArgumentTrait.SET_SEMANTIC_TABLE)
+            @ArgumentHint(
+                            name = DedupArguments.INPUT,
+                            value = {
+                                ArgumentTrait.SET_SEMANTIC_TABLE,
+                                ArgumentTrait.OPTIONAL_PARTITION_BY
+                            })
                     Row input,
             @ArgumentHint(name = DedupArguments.ID_COLUMN) String idColumn,
             @ArgumentHint(name = DedupArguments.EXPECTED_ITEMS, isOptional = true)
@@ -195,12 +226,27 @@ public class DedupTableFunction extends ProcessTableFunction<Row> {
                             isOptional = true,
                             type = @DataTypeHint(DedupArguments.INTERVAL_TYPE))
                     Duration retention,
-            @ArgumentHint(name = DedupArguments.GENERATIONS, isOptional = true) Integer generations)
+            @ArgumentHint(name = DedupArguments.GENERATIONS, isOptional = true) Integer generations,
+            @ArgumentHint(name = DedupArguments.SHARDS, isOptional = true) Integer shards,
+            @ArgumentHint(
+                            name = DedupArguments.STATE_TTL,
+                            isOptional = true,
+                            type = @DataTypeHint(DedupArguments.INTERVAL_TYPE))
+                    Duration stateTtl,
+            @ArgumentHint(name = DedupArguments.RESET_TTL_ON_DUPLICATE, isOptional = true)
+                    Boolean resetTtlOnDuplicate)
             throws Exception {
         if (!configuredByRow) {
             DedupConfig config =
-                    DedupArguments.config(expectedItems, fpp.doubleValue(), retention, generations);
-            state.configure(config, expectedItems);
+                    DedupArguments.config(
+                            expectedItems,
+                            shards,
+                            fpp,
+                            retention,
+                            stateTtl,
+                            resetTtlOnDuplicate,
+                            generations);
+            state.configure(config, config.expectedItems());
             cache = DedupStateCache.forConfig(config);
             store = new SqlDedupStore(cache);
             store.recordTimerConfig(config.retentionMillis(), config.generations());
@@ -431,11 +477,12 @@ public class DedupTableFunction extends ProcessTableFunction<Row> {
     @Override
     public TypeInference getTypeInference(DataTypeFactory typeFactory) {
         TypeInference extracted = super.getTypeInference(typeFactory);
+        List<StaticArgument> declared = extracted.getStaticArguments().orElseThrow();
         return TypeInference.newBuilder()
-                .staticArguments(extracted.getStaticArguments().orElseThrow())
+                .staticArguments(declared)
                 .stateTypeStrategies(extracted.getStateTypeStrategies())
-                .inputTypeStrategy(new DedupArguments.Checks())
-                .outputTypeStrategy(DedupArguments::outputType)
+                .inputTypeStrategy(new DedupArgumentChecks())
+                .outputTypeStrategy(DedupArguments.outputTypeStrategy(declared))
                 .build();
     }
 }

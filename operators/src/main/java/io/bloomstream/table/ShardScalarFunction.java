@@ -29,8 +29,11 @@ import org.apache.flink.table.types.logical.LogicalTypeFamily;
  * <pre>{@code
  * CREATE TEMPORARY VIEW sharded AS SELECT *, BLOOM_SHARD(url) AS shard FROM urls;
  * SELECT * FROM BLOOM_DEDUP(input => TABLE sharded PARTITION BY shard, id_column => 'url',
- *     expected_items => 1000, fpp => 0.01);  -- 1000 ids per shard: 1024 x 1000 in total
+ *     expected_items => 1000000, fpp => 0.01, shards => 1024);  -- 10^6 ids in all
  * }</pre>
+ *
+ * <p>{@code BLOOM_DEDUP}'s {@code shards} argument takes the same count, so that its {@code
+ * expected_items} counts the ids of the whole table (without it, the ids of one shard).
  *
  * <p>{@code value} is a {@code STRING} (hashed as its UTF-8 bytes, so a string and its UTF-8 {@code
  * BYTES} share a shard; lone surrogates as {@link Wtf8} encodes them), a {@code BYTES} value or an

@@ -3,6 +3,9 @@ package io.bloomstream.table;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.bloomstream.flink.internal.Shards;
+import io.bloomstream.table.internal.DedupArguments;
+import java.math.BigDecimal;
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.table.api.ValidationException;
@@ -43,6 +46,16 @@ class BloomDedupArgumentsTest {
                                         + " generations => 3, on_time => DESCRIPTOR(ts),"
                                         + " uid => 'dedup'"));
         assertThat(plan).contains("BLOOM_DEDUP");
+        // Flink's names; a state_ttl of zero is no retention, as in Flink.
+        t.explainSql(
+                dedup(
+                        "id_column => 'id', expected_items => 1000, fpp => 0.01,"
+                                + " state_ttl => INTERVAL '1' DAY,"
+                                + " reset_ttl_on_duplicate => FALSE, on_time => DESCRIPTOR(ts)"));
+        t.explainSql(
+                dedup(
+                        "id_column => 'id', expected_items => 1000, fpp => 0.01,"
+                                + " state_ttl => INTERVAL '0' SECOND"));
         assertThat(
                         t.sqlQuery(dedup("id_column => 'n', expected_items => 10, fpp => 0.5"))
                                 .getResolvedSchema()
@@ -79,11 +92,195 @@ class BloomDedupArgumentsTest {
                 "id_column => 'id', expected_items => 10, fpp => 0.01,"
                         + " retention => INTERVAL '1' DAY, on_time => DESCRIPTOR(ts),"
                         + " generations => 1 | argument generations | 1",
+                // Flink's names (DEDUPLICATE_KEEP_FIRST's)
+                "id_column => 'id', expected_items => 10, fpp => 0.01,"
+                        + " retention => INTERVAL '1' DAY, state_ttl => INTERVAL '1' HOUR,"
+                        + " on_time => DESCRIPTOR(ts)"
+                        + " | arguments retention and state_ttl both name the retention"
+                        + " | retention => PT24H, state_ttl => PT1H",
+                "id_column => 'id', expected_items => 10, fpp => 0.01,"
+                        + " state_ttl => INTERVAL '1' HOUR | argument state_ttl | on_time",
+                "id_column => 'id', expected_items => 10, fpp => 0.01,"
+                        + " reset_ttl_on_duplicate => TRUE"
+                        + " | argument reset_ttl_on_duplicate needs a retention | true",
+                "id_column => 'id', expected_items => 10, fpp => 0.01,"
+                        + " state_ttl => INTERVAL '0' SECOND, reset_ttl_on_duplicate => FALSE,"
+                        + " on_time => DESCRIPTOR(ts)"
+                        + " | argument reset_ttl_on_duplicate needs a retention | false",
+                "id_column => 'id', expected_items => 10, fpp => 0.01,"
+                        + " state_ttl => INTERVAL '1' HOUR, reset_ttl_on_duplicate => 'yes',"
+                        + " on_time => DESCRIPTOR(ts)"
+                        + " | reset_ttl_on_duplicate => BOOLEAN | No match found",
             })
     void badArgumentFailsAtPlanningNamingIt(String args, String argument, String value) {
         assertThatThrownBy(() -> t.explainSql(dedup(args)))
                 .isInstanceOf(ValidationException.class)
                 .satisfies(e -> assertThat(messages(e)).contains(argument).contains(value));
+    }
+
+    @Test
+    void withShardsExpectedItemsCountsTheWholeInputAndEachShardIsSizedForItsShare() {
+        assertThat(
+                        t.sqlQuery(
+                                        dedup(
+                                                "id_column => 'id', expected_items => 1000000,"
+                                                        + " fpp => 0.01, shards => 1024"))
+                                .getResolvedSchema()
+                                .getColumnNames())
+                .containsExactly("k", "id", "n", "x", "ts");
+        // 10^6 ids over 1024 shards: 977 per shard on average, plus 4 standard deviations.
+        assertThat(
+                        DedupArguments.config(
+                                        1_000_000,
+                                        1024,
+                                        new BigDecimal("0.01"),
+                                        null,
+                                        null,
+                                        null,
+                                        null)
+                                .expectedItems())
+                .isEqualTo(Shards.itemsPerShard(1_000_000, 1024))
+                .isEqualTo(1103);
+        assertThat(
+                        DedupArguments.config(
+                                        1_000_000,
+                                        null,
+                                        new BigDecimal("0.01"),
+                                        null,
+                                        null,
+                                        null,
+                                        null)
+                                .expectedItems())
+                .isEqualTo(1_000_000);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "id_column => 'id', expected_items => 1000, fpp => 0.01, shards => 0"
+                        + " | argument shards must be a positive INT | 0",
+                "id_column => 'id', expected_items => 1000, fpp => 0.01, shards => -4"
+                        + " | argument shards must be a positive INT | -4",
+                "id_column => 'id', expected_items => 1000, fpp => 0.01, shards => 'x'"
+                        + " | shards | CHAR",
+            })
+    void badShardsFailAtPlanningNamingIt(String args, String message, String value) {
+        assertThatThrownBy(() -> t.explainSql(dedup(args)))
+                .isInstanceOf(ValidationException.class)
+                .satisfies(e -> assertThat(messages(e)).contains(message).contains(value));
+    }
+
+    @Test
+    void shardsWithoutPartitionByAreRefused() {
+        assertThatThrownBy(
+                        () ->
+                                t.explainSql(
+                                        "SELECT * FROM BLOOM_DEDUP(input => TABLE events,"
+                                                + " id_column => 'id', expected_items => 1000,"
+                                                + " fpp => 0.01, shards => 16)"))
+                .isInstanceOf(ValidationException.class)
+                .satisfies(
+                        e ->
+                                assertThat(messages(e))
+                                        .contains("argument shards needs PARTITION BY"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                // Calcite drops a name no parameter has before the function sees the call: the
+                // interval was ignored, and every id remembered for ever.
+                "id_column => 'id', expected_items => 10, fpp => 0.01,"
+                        + " retention_typo => INTERVAL '1' HOUR, on_time => DESCRIPTOR(ts)"
+                        + " | retention_typo",
+                "id_column => 'id', expected_item => 10, fpp => 0.01 | expected_item",
+                "id_column => 'id', expected_items => 10, fpp => 0.01, fpp => 0.02 | fpp",
+            })
+    void unknownArgumentNameFailsAtPlanningNamingItAndTheKnownOnes(String args, String name) {
+        assertThatThrownBy(() -> t.explainSql(dedup(args)))
+                .isInstanceOf(ValidationException.class)
+                .satisfies(
+                        e ->
+                                assertThat(messages(e))
+                                        .containsPattern(
+                                                "BLOOM_DEDUP: (unknown )?argument " + name + "[; ]")
+                                        .containsPattern(
+                                                "unknown argument "
+                                                        + name
+                                                        + "( \\(did you mean [a-z_]+\\?\\))?"
+                                                        + "; the arguments are input, id_column,"
+                                                        + " expected_items, fpp, retention, .*"
+                                                        + "on_time, uid"
+                                                        + "|argument "
+                                                        + name
+                                                        + " is given twice"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(
+            delimiter = '|',
+            value = {"id", "k, id", "id, k"})
+    void partitioningByTheIdColumnIsRefusedWithTheRewrite(String keys) {
+        // One filter per id: about 60 bytes of state per id, more than the exact ROW_NUMBER
+        // dedup it would replace; it planned and ran, silently worse.
+        String query =
+                "SELECT * FROM BLOOM_DEDUP(input => TABLE events PARTITION BY ("
+                        + keys
+                        + "), id_column => 'id', expected_items => 10, fpp => 0.01)";
+        assertThatThrownBy(() -> t.explainSql(query))
+                .isInstanceOf(ValidationException.class)
+                .satisfies(
+                        e ->
+                                assertThat(messages(e))
+                                        .contains(
+                                                "BLOOM_DEDUP: the input is partitioned by its id"
+                                                        + " column 'id'")
+                                        .contains("BLOOM_SHARD(id)")
+                                        .contains("without PARTITION BY"));
+    }
+
+    @Test
+    void aMisspeltNameSuggestsTheKnownOne() {
+        assertThatThrownBy(
+                        () ->
+                                t.explainSql(
+                                        dedup(
+                                                "id_column => 'id', expected_items => 10,"
+                                                        + " fpp => 0.01, state_tll => INTERVAL"
+                                                        + " '1' HOUR, on_time => DESCRIPTOR(ts)")))
+                .isInstanceOf(ValidationException.class)
+                .satisfies(
+                        e ->
+                                assertThat(messages(e))
+                                        .contains(
+                                                "unknown argument state_tll (did you mean"
+                                                        + " state_ttl?)"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "SELECT BLOOM_SHARD(`value` => id, shards => 4) FROM events",
+                "SELECT BLOOM_SHARD(`value` => id, shardz => 4) FROM events",
+                "SELECT BLOOM_COUNT_DISTINCT(`value` => id, expected_items => 10) FROM events",
+                "SELECT BLOOM_BUILD(`value` => id, expected_items => 10, fpp => 0.01) FROM events",
+                "SELECT BLOOM_ESTIMATE(`filter` => CAST(NULL AS BYTES)) FROM events",
+                "SELECT BLOOM_MIGHT_CONTAIN(`filter` => 'f.bloom', `value` => id) FROM events",
+                "SELECT BLOOM_UNION(`filter` => CAST(NULL AS BYTES)) FROM events",
+            })
+    void theOtherFunctionsRefuseNamedArgumentsAtPlanning(String query) {
+        // They take positional arguments only; Flink refuses a named call before the function's
+        // checks (TypeInferenceOperandChecker#paramNames), so no name is ever ignored.
+        assertThatThrownBy(() -> t.explainSql(query))
+                .isInstanceOf(ValidationException.class)
+                .satisfies(
+                        e ->
+                                assertThat(messages(e))
+                                        .contains(
+                                                "Function must not be overloaded or use varargs"));
     }
 
     @ParameterizedTest(name = "{0}")

@@ -2,6 +2,7 @@ package io.bloomstream.table.internal;
 
 import io.bloomstream.flink.TimeDomain;
 import io.bloomstream.flink.dedup.DedupConfig;
+import io.bloomstream.flink.internal.Shards;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -9,24 +10,21 @@ import java.util.List;
 import java.util.Optional;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.table.api.DataTypes;
-import org.apache.flink.table.functions.FunctionDefinition;
+import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.functions.TableSemantics;
 import org.apache.flink.table.types.DataType;
-import org.apache.flink.table.types.inference.ArgumentCount;
 import org.apache.flink.table.types.inference.CallContext;
-import org.apache.flink.table.types.inference.ConstantArgumentCount;
-import org.apache.flink.table.types.inference.InputTypeStrategy;
-import org.apache.flink.table.types.inference.Signature;
+import org.apache.flink.table.types.inference.StaticArgument;
+import org.apache.flink.table.types.inference.TypeStrategy;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.LogicalTypeFamily;
-import org.apache.flink.table.types.logical.LogicalTypeRoot;
 import org.apache.flink.table.types.logical.utils.LogicalTypeUtils;
-import org.apache.flink.types.ColumnList;
 
 /**
- * The arguments of {@code BLOOM_DEDUP}: their positions, their checks at planning time (each
- * failure names the argument and its value) and the {@link DedupConfig} they make, the same at
- * planning time and at run time.
+ * The arguments of {@code BLOOM_DEDUP}: their names and positions, the {@link DedupConfig} they
+ * make (the same at planning time and at run time; each failure names the argument and its value),
+ * and the output type. The checks of the literals at planning time: {@link DedupArgumentChecks}; of
+ * the names as written: {@link PtfArgumentNames}.
  */
 @Internal
 public final class DedupArguments {
@@ -38,6 +36,9 @@ public final class DedupArguments {
     public static final String FPP = "fpp";
     public static final String RETENTION = "retention";
     public static final String GENERATIONS = "generations";
+    public static final String SHARDS = "shards";
+    public static final String STATE_TTL = "state_ttl";
+    public static final String RESET_TTL_ON_DUPLICATE = "reset_ttl_on_duplicate";
 
     /**
      * The type of interval arguments: the type Flink gives every day-time interval literal, so that
@@ -52,38 +53,96 @@ public final class DedupArguments {
     static final int POS_FPP = 3;
     static final int POS_RETENTION = 4;
     static final int POS_GENERATIONS = 5;
-    static final int POS_ON_TIME = 6;
+    static final int POS_SHARDS = 6;
+    static final int POS_STATE_TTL = 7;
+    static final int POS_RESET_TTL_ON_DUPLICATE = 8;
+    static final int POS_ON_TIME = 9;
 
     private DedupArguments() {}
 
     /**
      * The config of a call; the Java names of the builder in its messages are replaced by the SQL
-     * argument names.
+     * argument names. Its expected items are those of one partition key: {@code expectedItems}
+     * itself without {@code shards}, else each shard's share of the whole input's {@code
+     * expectedItems} ({@link Shards#itemsPerShard}: the mean plus four standard deviations).
      *
+     * <p>The retention is {@code retention} or, under Flink's name, {@code stateTtl} (not both); a
+     * {@code stateTtl} of zero is no retention, as in Flink's {@code DEDUPLICATE_KEEP_FIRST}.
+     * {@code resetTtlOnDuplicate} needs a retention, and is by default true under {@code state_ttl}
+     * (Flink's default) and false under {@code retention} (bloomstream 0.5's meaning).
+     *
+     * @param expectedItems {@code expected_items}, required
+     * @param shards {@code shards}: the BLOOM_SHARD partitions the whole input's ids fall into, or
+     *     null
+     * @param fpp {@code fpp}, required
+     * @param retention {@code retention}, or null
+     * @param stateTtl {@code state_ttl}, or null
+     * @param resetTtlOnDuplicate {@code reset_ttl_on_duplicate}, or null for its default
+     * @param generations {@code generations}, or null
      * @throws IllegalArgumentException naming the argument and its value
      */
     public static DedupConfig config(
-            long expectedItems, double fpp, Duration retention, Integer generations) {
-        if (expectedItems < 1) {
+            Integer expectedItems,
+            Integer shards,
+            BigDecimal fpp,
+            Duration retention,
+            Duration stateTtl,
+            Boolean resetTtlOnDuplicate,
+            Integer generations) {
+        if (expectedItems == null || expectedItems < 1) {
             throw bad(EXPECTED_ITEMS, "must be a positive INT", expectedItems);
         }
-        if (!(fpp > 0 && fpp < 1)) {
+        if (shards != null && shards < 1) {
+            throw bad(SHARDS, "must be a positive INT (as BLOOM_SHARD's)", shards);
+        }
+        long perPartition =
+                shards == null ? expectedItems : Shards.itemsPerShard(expectedItems, shards);
+        if (fpp == null || !(fpp.doubleValue() > 0 && fpp.doubleValue() < 1)) {
             throw bad(FPP, "must be in (0, 1)", fpp);
         }
-        DedupConfig.Builder b = DedupConfig.builder().expectedItems(expectedItems).fpp(fpp);
-        if (retention == null) {
+        DedupConfig.Builder b =
+                DedupConfig.builder().expectedItems(perPartition).fpp(fpp.doubleValue());
+        if (retention != null && stateTtl != null) {
+            throw new IllegalArgumentException(
+                    FUNCTION
+                            + ": arguments "
+                            + RETENTION
+                            + " and "
+                            + STATE_TTL
+                            + " both name the retention; give one, was "
+                            + RETENTION
+                            + " => "
+                            + retention
+                            + ", "
+                            + STATE_TTL
+                            + " => "
+                            + stateTtl);
+        }
+        String name = stateTtl != null ? STATE_TTL : RETENTION;
+        if (stateTtl != null && stateTtl.isNegative()) {
+            throw bad(STATE_TTL, "must not be negative (zero: no retention)", stateTtl);
+        }
+        Duration r = stateTtl != null ? (stateTtl.isZero() ? null : stateTtl) : retention;
+        if (r == null) {
             if (generations != null) {
-                throw bad(GENERATIONS, "needs a retention", generations);
+                throw bad(GENERATIONS, "needs a retention (state_ttl or retention)", generations);
+            }
+            if (resetTtlOnDuplicate != null) {
+                throw bad(
+                        RESET_TTL_ON_DUPLICATE,
+                        "needs a retention (state_ttl or retention): without one every id is"
+                                + " remembered for ever",
+                        resetTtlOnDuplicate);
             }
             return b.build();
         }
-        if (retention.isNegative() || retention.toMillis() < 1) {
-            throw bad(RETENTION, "must be a positive interval of at least 1 ms", retention);
+        if (r.isNegative() || r.toMillis() < 1) {
+            throw bad(name, "must be a positive interval of at least 1 ms", r);
         }
         try {
-            b.retention(retention, TimeDomain.EVENT_TIME);
+            b.retention(r, TimeDomain.EVENT_TIME);
         } catch (IllegalArgumentException e) {
-            throw bad(RETENTION, "must be from 1 ms to 100 years", retention);
+            throw bad(name, "must be from 1 ms to 100 years", r);
         }
         if (generations != null) {
             try {
@@ -92,10 +151,12 @@ public final class DedupArguments {
                 throw bad(GENERATIONS, e.getMessage().replace("generations ", ""), generations);
             }
         }
+        b.resetRetentionOnDuplicate(
+                resetTtlOnDuplicate != null ? resetTtlOnDuplicate : stateTtl != null);
         return b.build(); // generations and retention alone always fit (checked by the builder)
     }
 
-    private static IllegalArgumentException bad(String argument, String rule, Object value) {
+    static IllegalArgumentException bad(String argument, String rule, Object value) {
         return new IllegalArgumentException(
                 FUNCTION + ": argument " + argument + " " + rule + ", was " + value);
     }
@@ -117,6 +178,30 @@ public final class DedupArguments {
         STRING,
         BYTES,
         INTEGER
+    }
+
+    /**
+     * The output type strategy: refuses an argument name the function does not know (see {@link
+     * PtfArgumentNames}: this is the first hook that sees the names as written) and a required
+     * argument that is missing, then gives {@link #outputType(CallContext)}.
+     *
+     * @param declared the function's declared arguments, in order
+     */
+    public static TypeStrategy outputTypeStrategy(List<StaticArgument> declared) {
+        List<String> known = PtfArgumentNames.known(declared);
+        return call -> {
+            try {
+                Optional<List<String>> names =
+                        FlinkCallContexts.argumentNames(call, FUNCTION, known.size());
+                if (names.isPresent()) {
+                    PtfArgumentNames.check(FUNCTION, names.get(), known);
+                    DedupArgumentChecks.required(FlinkCallContexts.asWritten(call, FUNCTION));
+                }
+            } catch (IllegalArgumentException | IllegalStateException e) {
+                throw new ValidationException(e.getMessage(), e);
+            }
+            return outputType(call);
+        };
     }
 
     /**
@@ -150,202 +235,5 @@ public final class DedupArguments {
             }
         }
         return false;
-    }
-
-    /** The planning-time checks; the types are left as they are (the static signature's). */
-    public static final class Checks implements InputTypeStrategy {
-
-        @Override
-        public ArgumentCount getArgumentCount() {
-            return ConstantArgumentCount.any();
-        }
-
-        @Override
-        public Optional<List<DataType>> inferInputTypes(CallContext call, boolean throwOnFailure) {
-            try {
-                check(FlinkCallContexts.asWritten(call, FUNCTION));
-            } catch (IllegalArgumentException | IllegalStateException e) {
-                return call.fail(throwOnFailure, "%s", e.getMessage());
-            }
-            return Optional.of(call.getArgumentDataTypes());
-        }
-
-        private static void check(CallContext call) {
-            List<DataType> args = call.getArgumentDataTypes();
-            DataType input = args.get(POS_INPUT);
-            String id = literal(call, POS_ID_COLUMN, ID_COLUMN, String.class);
-            if (id == null) {
-                throw bad(ID_COLUMN, "must be a column name", "NULL");
-            }
-            List<String> names = DataType.getFieldNames(input);
-            int index = names.indexOf(id);
-            if (index < 0) {
-                throw bad(ID_COLUMN, "must name a column of the input " + names, "'" + id + "'");
-            }
-            int[] keys =
-                    call.getTableSemantics(POS_INPUT)
-                            .map(TableSemantics::partitionByColumns)
-                            .orElse(new int[0]);
-            if (keys.length >= names.size()) {
-                throw new IllegalArgumentException(
-                        FUNCTION
-                                + ": the input has no column besides its PARTITION BY columns "
-                                + names
-                                + ", so a returned row would be empty; partition by another"
-                                + " column, or by BLOOM_SHARD("
-                                + id
-                                + ") computed in a view (CREATE TEMPORARY VIEW sharded AS SELECT"
-                                + " *, BLOOM_SHARD("
-                                + id
-                                + ") AS shard FROM ...; then TABLE sharded PARTITION BY shard)");
-            }
-            LogicalType idType = DataType.getFieldDataTypes(input).get(index).getLogicalType();
-            if (idKind(idType) == null) {
-                throw bad(
-                        ID_COLUMN,
-                        "must name a STRING, BYTES or integer column",
-                        "'" + id + "' of type " + idType.asSummaryString());
-            }
-            // Flink 2.2 passes scalar literals of a process table function to eval() uncast, so
-            // each
-            // must already have the internal type of its parameter (an INT for an INT, any DECIMAL
-            // for a DECIMAL, any day-time interval for a Duration).
-            BigDecimal items =
-                    typed(
-                            call,
-                            POS_EXPECTED_ITEMS,
-                            EXPECTED_ITEMS,
-                            LogicalTypeRoot.INTEGER,
-                            "an INT");
-            if (items == null) {
-                throw bad(
-                        EXPECTED_ITEMS,
-                        "is required: the distinct ids one partition key holds, like "
-                                + EXPECTED_ITEMS
-                                + " => 1000000",
-                        "missing or NULL");
-            }
-            BigDecimal fpp = number(call, POS_FPP, FPP);
-            if (fpp == null) {
-                throw bad(
-                        FPP,
-                        "is required: the false-positive rate, in (0, 1), like " + FPP + " => 0.01",
-                        "missing or NULL");
-            }
-            Duration retention = interval(call, POS_RETENTION, RETENTION);
-            BigDecimal generations =
-                    typed(call, POS_GENERATIONS, GENERATIONS, LogicalTypeRoot.INTEGER, "an INT");
-            config(
-                    items.longValue(),
-                    fpp.doubleValue(),
-                    retention,
-                    generations == null ? null : generations.intValue());
-            // Code generation checks the call again without the system arguments: on_time was
-            // checked at validation.
-            boolean systemArgs = call.getArgumentDataTypes().size() > POS_ON_TIME;
-            if (retention != null && systemArgs && !hasOnTime(call)) {
-                throw bad(
-                        RETENTION,
-                        "needs on_time => DESCRIPTOR(time_column): retention is on event time"
-                                + " only (Flink 2.2 gives process table functions no"
-                                + " processing-time timers)",
-                        retention);
-            }
-        }
-
-        private static boolean hasOnTime(CallContext call) {
-            return !call.isArgumentNull(POS_ON_TIME)
-                    && call.getArgumentValue(POS_ON_TIME, ColumnList.class)
-                            .map(c -> !c.getNames().isEmpty())
-                            .orElse(false);
-        }
-
-        /** A literal argument's value, or null if the argument is absent or NULL. */
-        private static <T> T literal(CallContext call, int pos, String name, Class<T> type) {
-            if (call.isArgumentNull(pos)) {
-                return null;
-            }
-            if (!call.isArgumentLiteral(pos)) {
-                throw bad(name, "must be a literal", "an expression");
-            }
-            return call.getArgumentValue(pos, type)
-                    .orElseThrow(
-                            () ->
-                                    bad(
-                                            name,
-                                            "has the wrong type",
-                                            call.getArgumentDataTypes().get(pos)));
-        }
-
-        private static Duration interval(CallContext call, int pos, String name) {
-            if (call.isArgumentNull(pos)) {
-                return null;
-            }
-            LogicalType type = call.getArgumentDataTypes().get(pos).getLogicalType();
-            if (!type.is(LogicalTypeRoot.INTERVAL_DAY_TIME)) {
-                throw bad(
-                        name,
-                        "must be a day-time INTERVAL literal like INTERVAL '1' DAY",
-                        type.asSummaryString());
-            }
-            return literal(call, pos, name, Duration.class);
-        }
-
-        /**
-         * The fpp literal: a DECIMAL (0.01) or an integer is taken; a DOUBLE (1e-2) is refused with
-         * the literal to write instead, since Flink 2.2 passes a process table function's scalar
-         * literals to {@code eval()} uncast, so a DOUBLE would not arrive as the DECIMAL the
-         * function declares.
-         */
-        private static BigDecimal number(CallContext call, int pos, String name) {
-            if (call.isArgumentNull(pos)) {
-                return null;
-            }
-            LogicalType type = call.getArgumentDataTypes().get(pos).getLogicalType();
-            if (type.is(LogicalTypeFamily.APPROXIMATE_NUMERIC)) {
-                Double value = literal(call, pos, name, Double.class);
-                throw bad(
-                        name,
-                        "must be a DECIMAL literal: write "
-                                + (value == null
-                                        ? "0.01"
-                                        : new BigDecimal(value.toString())
-                                                .stripTrailingZeros()
-                                                .toPlainString())
-                                + " (Flink 2.2 passes "
-                                + type.asSummaryString()
-                                + " literals such as 1e-2 to process table functions uncast)",
-                        String.valueOf(value));
-            }
-            if (!type.is(LogicalTypeRoot.DECIMAL)) {
-                throw bad(name, "must be a DECIMAL literal like 0.01", type.asSummaryString());
-            }
-            return literal(call, pos, name, BigDecimal.class);
-        }
-
-        /** A numeric literal of the given type root, or null if absent or NULL. */
-        private static BigDecimal typed(
-                CallContext call, int pos, String name, LogicalTypeRoot root, String what) {
-            if (call.isArgumentNull(pos)) {
-                return null;
-            }
-            LogicalType type = call.getArgumentDataTypes().get(pos).getLogicalType();
-            if (!type.is(root)) {
-                throw bad(name, "must be " + what + " literal", type.asSummaryString());
-            }
-            return literal(call, pos, name, BigDecimal.class);
-        }
-
-        @Override
-        public List<Signature> getExpectedSignatures(FunctionDefinition definition) {
-            return List.of(
-                    Signature.of(
-                            Signature.Argument.of(INPUT, "TABLE PARTITION BY key"),
-                            Signature.Argument.of(ID_COLUMN, "STRING"),
-                            Signature.Argument.of(EXPECTED_ITEMS, "BIGINT"),
-                            Signature.Argument.of(FPP, "DOUBLE"),
-                            Signature.Argument.of(RETENTION, "INTERVAL (optional)"),
-                            Signature.Argument.of(GENERATIONS, "INT (optional)")));
-        }
     }
 }

@@ -1,0 +1,298 @@
+package io.bloomstream.table.internal;
+
+import static io.bloomstream.table.internal.DedupArguments.EXPECTED_ITEMS;
+import static io.bloomstream.table.internal.DedupArguments.FPP;
+import static io.bloomstream.table.internal.DedupArguments.FUNCTION;
+import static io.bloomstream.table.internal.DedupArguments.GENERATIONS;
+import static io.bloomstream.table.internal.DedupArguments.ID_COLUMN;
+import static io.bloomstream.table.internal.DedupArguments.INPUT;
+import static io.bloomstream.table.internal.DedupArguments.POS_EXPECTED_ITEMS;
+import static io.bloomstream.table.internal.DedupArguments.POS_FPP;
+import static io.bloomstream.table.internal.DedupArguments.POS_GENERATIONS;
+import static io.bloomstream.table.internal.DedupArguments.POS_ID_COLUMN;
+import static io.bloomstream.table.internal.DedupArguments.POS_INPUT;
+import static io.bloomstream.table.internal.DedupArguments.POS_ON_TIME;
+import static io.bloomstream.table.internal.DedupArguments.POS_RESET_TTL_ON_DUPLICATE;
+import static io.bloomstream.table.internal.DedupArguments.POS_RETENTION;
+import static io.bloomstream.table.internal.DedupArguments.POS_SHARDS;
+import static io.bloomstream.table.internal.DedupArguments.POS_STATE_TTL;
+import static io.bloomstream.table.internal.DedupArguments.RESET_TTL_ON_DUPLICATE;
+import static io.bloomstream.table.internal.DedupArguments.RETENTION;
+import static io.bloomstream.table.internal.DedupArguments.SHARDS;
+import static io.bloomstream.table.internal.DedupArguments.STATE_TTL;
+import static io.bloomstream.table.internal.DedupArguments.bad;
+import static io.bloomstream.table.internal.DedupArguments.config;
+import static io.bloomstream.table.internal.DedupArguments.contains;
+import static io.bloomstream.table.internal.DedupArguments.idKind;
+
+import io.bloomstream.flink.dedup.DedupConfig;
+import java.math.BigDecimal;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.table.functions.FunctionDefinition;
+import org.apache.flink.table.functions.TableSemantics;
+import org.apache.flink.table.types.DataType;
+import org.apache.flink.table.types.inference.ArgumentCount;
+import org.apache.flink.table.types.inference.CallContext;
+import org.apache.flink.table.types.inference.ConstantArgumentCount;
+import org.apache.flink.table.types.inference.InputTypeStrategy;
+import org.apache.flink.table.types.inference.Signature;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.LogicalTypeFamily;
+import org.apache.flink.table.types.logical.LogicalTypeRoot;
+import org.apache.flink.types.ColumnList;
+
+/**
+ * The planning-time checks of {@code BLOOM_DEDUP}'s arguments ({@link DedupArguments}); the types
+ * are left as they are (the static signature's).
+ */
+@Internal
+public final class DedupArgumentChecks implements InputTypeStrategy {
+
+    @Override
+    public ArgumentCount getArgumentCount() {
+        return ConstantArgumentCount.any();
+    }
+
+    @Override
+    public Optional<List<DataType>> inferInputTypes(CallContext call, boolean throwOnFailure) {
+        try {
+            check(FlinkCallContexts.asWritten(call, FUNCTION));
+        } catch (IllegalArgumentException | IllegalStateException e) {
+            return call.fail(throwOnFailure, "%s", e.getMessage());
+        }
+        return Optional.of(call.getArgumentDataTypes());
+    }
+
+    /** The PARTITION BY columns, as written: {@code (a, b)}. */
+    private static String partitionBy(List<String> names, int[] keys) {
+        StringBuilder sb = new StringBuilder("(");
+        for (int i = 0; i < keys.length; i++) {
+            sb.append(i == 0 ? "" : ", ").append(names.get(keys[i]));
+        }
+        return sb.append(')').toString();
+    }
+
+    /**
+     * Refuses a call without {@code expected_items} or {@code fpp}. Run by the output type strategy
+     * after the names were checked: in the input type strategy a misspelt name has already been
+     * dropped, and would be reported as a missing argument.
+     */
+    static void required(CallContext call) {
+        if (call.isArgumentNull(POS_EXPECTED_ITEMS)) {
+            throw bad(
+                    EXPECTED_ITEMS,
+                    "is required: the distinct ids of one partition key (of the whole"
+                            + " input with shards or without PARTITION BY), like "
+                            + EXPECTED_ITEMS
+                            + " => 1000000",
+                    "missing or NULL");
+        }
+        if (call.isArgumentNull(POS_FPP)) {
+            throw bad(
+                    FPP,
+                    "is required: the false-positive rate, in (0, 1), like " + FPP + " => 0.01",
+                    "missing or NULL");
+        }
+    }
+
+    /** Checks the values of the call's arguments (a missing required one: {@link #required}). */
+    private static void check(CallContext call) {
+        List<DataType> args = call.getArgumentDataTypes();
+        DataType input = args.get(POS_INPUT);
+        String id = literal(call, POS_ID_COLUMN, ID_COLUMN, String.class);
+        if (id == null) {
+            throw bad(ID_COLUMN, "must be a column name", "NULL");
+        }
+        List<String> names = DataType.getFieldNames(input);
+        int index = names.indexOf(id);
+        if (index < 0) {
+            throw bad(ID_COLUMN, "must name a column of the input " + names, "'" + id + "'");
+        }
+        int[] keys =
+                call.getTableSemantics(POS_INPUT)
+                        .map(TableSemantics::partitionByColumns)
+                        .orElse(new int[0]);
+        if (contains(keys, index)) {
+            throw new IllegalArgumentException(
+                    FUNCTION
+                            + ": the input is partitioned by its id column '"
+                            + id
+                            + "' (PARTITION BY "
+                            + partitionBy(names, keys)
+                            + "), which keeps a filter for each id: more state than the exact"
+                            + " ROW_NUMBER dedup it replaces. Partition by a shard of the id,"
+                            + " computed in a view: CREATE TEMPORARY VIEW sharded AS SELECT *,"
+                            + " BLOOM_SHARD("
+                            + id
+                            + ") AS shard FROM ...; then input => TABLE sharded PARTITION BY"
+                            + " shard (parallel); or call it without PARTITION BY (the whole"
+                            + " input on one task)");
+        }
+        LogicalType idType = DataType.getFieldDataTypes(input).get(index).getLogicalType();
+        if (idKind(idType) == null) {
+            throw bad(
+                    ID_COLUMN,
+                    "must name a STRING, BYTES or integer column",
+                    "'" + id + "' of type " + idType.asSummaryString());
+        }
+        // Flink 2.2 passes scalar literals of a process table function to eval() uncast, so
+        // each
+        // must already have the internal type of its parameter (an INT for an INT, any DECIMAL
+        // for a DECIMAL, any day-time interval for a Duration).
+        BigDecimal items =
+                typed(call, POS_EXPECTED_ITEMS, EXPECTED_ITEMS, LogicalTypeRoot.INTEGER, "an INT");
+        BigDecimal fpp = number(call, POS_FPP, FPP);
+        if (items == null || fpp == null) {
+            return; // refused by the output type strategy, after the names (see required)
+        }
+        Duration retention = interval(call, POS_RETENTION, RETENTION);
+        Duration stateTtl = interval(call, POS_STATE_TTL, STATE_TTL);
+        Boolean reset = bool(call, POS_RESET_TTL_ON_DUPLICATE, RESET_TTL_ON_DUPLICATE);
+        BigDecimal generations =
+                typed(call, POS_GENERATIONS, GENERATIONS, LogicalTypeRoot.INTEGER, "an INT");
+        BigDecimal shards = typed(call, POS_SHARDS, SHARDS, LogicalTypeRoot.INTEGER, "an INT");
+        if (shards != null && keys.length == 0) {
+            throw bad(
+                    SHARDS,
+                    "needs PARTITION BY a column of BLOOM_SHARD("
+                            + id
+                            + ", "
+                            + shards
+                            + "): without PARTITION BY the whole input is one partition and"
+                            + " expected_items counts its ids",
+                    shards);
+        }
+        DedupConfig config =
+                config(
+                        items.intValue(),
+                        shards == null ? null : shards.intValue(),
+                        fpp,
+                        retention,
+                        stateTtl,
+                        reset,
+                        generations == null ? null : generations.intValue());
+        // Code generation checks the call again without the system arguments: on_time was
+        // checked at validation.
+        boolean systemArgs = call.getArgumentDataTypes().size() > POS_ON_TIME;
+        if (config.hasRetention() && systemArgs && !hasOnTime(call)) {
+            throw bad(
+                    retention != null ? RETENTION : STATE_TTL,
+                    "needs on_time => DESCRIPTOR(time_column): the retention is on event time"
+                            + " only (Flink 2.2 gives process table functions no"
+                            + " processing-time timers)",
+                    retention != null ? retention : stateTtl);
+        }
+    }
+
+    private static boolean hasOnTime(CallContext call) {
+        return !call.isArgumentNull(POS_ON_TIME)
+                && call.getArgumentValue(POS_ON_TIME, ColumnList.class)
+                        .map(c -> !c.getNames().isEmpty())
+                        .orElse(false);
+    }
+
+    /** A literal argument's value, or null if the argument is absent or NULL. */
+    private static <T> T literal(CallContext call, int pos, String name, Class<T> type) {
+        if (call.isArgumentNull(pos)) {
+            return null;
+        }
+        if (!call.isArgumentLiteral(pos)) {
+            throw bad(name, "must be a literal", "an expression");
+        }
+        return call.getArgumentValue(pos, type)
+                .orElseThrow(
+                        () ->
+                                bad(
+                                        name,
+                                        "has the wrong type",
+                                        call.getArgumentDataTypes().get(pos)));
+    }
+
+    private static Duration interval(CallContext call, int pos, String name) {
+        if (call.isArgumentNull(pos)) {
+            return null;
+        }
+        LogicalType type = call.getArgumentDataTypes().get(pos).getLogicalType();
+        if (!type.is(LogicalTypeRoot.INTERVAL_DAY_TIME)) {
+            throw bad(
+                    name,
+                    "must be a day-time INTERVAL literal like INTERVAL '1' DAY",
+                    type.asSummaryString());
+        }
+        return literal(call, pos, name, Duration.class);
+    }
+
+    /** A BOOLEAN literal, or null if absent or NULL. */
+    private static Boolean bool(CallContext call, int pos, String name) {
+        if (call.isArgumentNull(pos)) {
+            return null;
+        }
+        LogicalType type = call.getArgumentDataTypes().get(pos).getLogicalType();
+        if (!type.is(LogicalTypeRoot.BOOLEAN)) {
+            throw bad(name, "must be a BOOLEAN literal (TRUE or FALSE)", type.asSummaryString());
+        }
+        return literal(call, pos, name, Boolean.class);
+    }
+
+    /**
+     * The fpp literal: a DECIMAL (0.01) or an integer is taken; a DOUBLE (1e-2) is refused with the
+     * literal to write instead, since Flink 2.2 passes a process table function's scalar literals
+     * to {@code eval()} uncast, so a DOUBLE would not arrive as the DECIMAL the function declares.
+     */
+    private static BigDecimal number(CallContext call, int pos, String name) {
+        if (call.isArgumentNull(pos)) {
+            return null;
+        }
+        LogicalType type = call.getArgumentDataTypes().get(pos).getLogicalType();
+        if (type.is(LogicalTypeFamily.APPROXIMATE_NUMERIC)) {
+            Double value = literal(call, pos, name, Double.class);
+            throw bad(
+                    name,
+                    "must be a DECIMAL literal: write "
+                            + (value == null
+                                    ? "0.01"
+                                    : new BigDecimal(value.toString())
+                                            .stripTrailingZeros()
+                                            .toPlainString())
+                            + " (Flink 2.2 passes "
+                            + type.asSummaryString()
+                            + " literals such as 1e-2 to process table functions uncast)",
+                    String.valueOf(value));
+        }
+        if (!type.is(LogicalTypeRoot.DECIMAL)) {
+            throw bad(name, "must be a DECIMAL literal like 0.01", type.asSummaryString());
+        }
+        return literal(call, pos, name, BigDecimal.class);
+    }
+
+    /** A numeric literal of the given type root, or null if absent or NULL. */
+    private static BigDecimal typed(
+            CallContext call, int pos, String name, LogicalTypeRoot root, String what) {
+        if (call.isArgumentNull(pos)) {
+            return null;
+        }
+        LogicalType type = call.getArgumentDataTypes().get(pos).getLogicalType();
+        if (!type.is(root)) {
+            throw bad(name, "must be " + what + " literal", type.asSummaryString());
+        }
+        return literal(call, pos, name, BigDecimal.class);
+    }
+
+    @Override
+    public List<Signature> getExpectedSignatures(FunctionDefinition definition) {
+        return List.of(
+                Signature.of(
+                        Signature.Argument.of(INPUT, "TABLE [PARTITION BY key]"),
+                        Signature.Argument.of(ID_COLUMN, "STRING"),
+                        Signature.Argument.of(EXPECTED_ITEMS, "BIGINT"),
+                        Signature.Argument.of(FPP, "DOUBLE"),
+                        Signature.Argument.of(RETENTION, "INTERVAL (optional)"),
+                        Signature.Argument.of(GENERATIONS, "INT (optional)"),
+                        Signature.Argument.of(SHARDS, "INT (optional)"),
+                        Signature.Argument.of(STATE_TTL, "INTERVAL (optional)"),
+                        Signature.Argument.of(RESET_TTL_ON_DUPLICATE, "BOOLEAN (optional)")));
+    }
+}
