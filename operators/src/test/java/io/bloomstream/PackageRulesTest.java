@@ -22,7 +22,6 @@ import java.util.Map;
 import java.util.TreeMap;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.annotation.PublicEvolving;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -90,10 +89,6 @@ class PackageRulesTest {
      * place).
      */
     @Test
-    @Disabled("enabled once i30-d lands")
-    // Fails on main today, twice: table.internal.DedupStateViews.Pages implements MapState, and
-    // DedupStateViews.Meta implements flink.state.OwnedMetaState, a ValueState. Branch i30-d
-    // replaces them with a FilterStore over the MapViews; the lead enables this at merge.
     void noSqlTypeImplementsAFlinkStateInterface() {
         noClasses()
                 .that()

@@ -38,13 +38,8 @@ class VersionedArtefactsTest {
     private static final Pattern VERSION_CONSTANT =
             Pattern.compile("VERSION(_[0-9]+)?|CURRENT_VERSION|LAYOUT_VERSION|STATE_LAYOUT");
 
-    /**
-     * Classes whose versions have no {@code VERSION_N} constants yet. {@code DedupTableFunction}'s
-     * state part is being rewritten on branch i30-d (layout 4), which owns that class: its
-     * constants come with it, and this entry goes at that merge.
-     */
-    private static final Set<String> WITHOUT_VERSION_N =
-            Set.of("io.bloomstream.table.DedupTableFunction");
+    /** Classes whose versions have no {@code VERSION_N} constants yet: none. */
+    private static final Set<String> WITHOUT_VERSION_N = Set.of();
 
     /** One row of the table. */
     record Row(

@@ -9,8 +9,9 @@ import io.bloomstream.flink.state.FilterJudge;
 import io.bloomstream.table.internal.DedupArgumentChecks;
 import io.bloomstream.table.internal.DedupArguments;
 import io.bloomstream.table.internal.DedupStateCache;
-import io.bloomstream.table.internal.DedupStateViews;
+import io.bloomstream.table.internal.SqlDedupLayout;
 import io.bloomstream.table.internal.SqlDedupState;
+import io.bloomstream.table.internal.SqlDedupStore;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.List;
@@ -110,22 +111,24 @@ import org.apache.flink.types.Row;
  * (write {@code 0.01}, not {@code 1e-2}); a literal Flink cannot match to the declared type at all
  * fails with Flink's own message listing the signature.
  *
- * <p><b>State</b> is the DataStream operator's paged layout, per key, in state layout {@value
- * #STATE_LAYOUT} ({@link DedupStateViews}): a {@code MapView} {@value #PAGES_V2_STATE} of pages
- * (page key = generation slot, cascade stage and page index, as {@code StateLayout.pageKey}; value
- * the page's 64-bit words as little-endian BYTES), a {@code MapView} {@value #META_V2_STATE} with
- * one entry, the key's metadata (hash, generations, stages) as BYTES in the versioned format of
- * {@code FilterMetaSerializer}, and the row {@value #META_STATE} holding the retention and
- * generations it was written under (a timer that fires after a restore, before any row reached the
- * task, frees state under those). A row reads the metadata and its pages from a per-task read cache
- * ({@link DedupStateCache}, bounded by {@link DedupConfig#DEFAULT_CACHE_BYTES}) and writes every
- * change through to state in the same call, except, without retention, a change of an item count
- * alone: the metadata is then written every few such changes (1/64 of the stage's capacity, at most
- * 64) and a read from state counts the changes it may lack as items (layout 3), so a checkpoint at
- * any time holds everything, or more items than there are, which only makes a stage fill early.
- * State of layout 1 (bloomstream 0.4: the whole metadata in the row, pages in {@value #PAGES_STATE}
- * as {@code ARRAY<BIGINT>}) is moved to layout 2 when its key is first seen; layout 2 is read as it
- * is. Ids of a key new to the state are hashed with XXH3-64 (one 64-bit hash per row, computed
+ * <p><b>State</b> is the DataStream operator's paged layout, per key, in version 4 of the SQL dedup
+ * layout ({@link SqlDedupLayout}, where every version and its migration are described): a {@code
+ * MapView} {@value #PAGES_V2_STATE} of pages (page key = generation slot, cascade stage and page
+ * index, as {@code StateLayout.pageKey}; value the page's 64-bit words as little-endian BYTES) and
+ * a {@code MapView} {@value #META_V2_STATE} holding the key's metadata (hash, generations, stages)
+ * as BYTES in the versioned format of {@code FilterMetaSerializer} and, under a retention, the
+ * retention and generations it was written with (a timer that fires after a restore, before any row
+ * reached the task, frees state under those). The row {@value #META_STATE} and the {@code MapView}
+ * {@value #PAGES_STATE} are declared for state of earlier layouts only and stay empty: Flink reads
+ * a declared row on every call, and an absent one costs no deserialization or comparison. A row
+ * reads the metadata and its pages from a per-task read cache ({@link DedupStateCache}, bounded by
+ * {@link DedupConfig#DEFAULT_CACHE_BYTES}) and writes every change through to state in the same
+ * call ({@link SqlDedupStore}), except, without retention, a change of an item count alone: the
+ * metadata is then written every few such changes (1/64 of the stage's capacity, at most 64) and a
+ * read from state counts the changes it may lack as items, so a checkpoint at any time holds
+ * everything, or more items than there are, which only makes a stage fill early. State of layouts 1
+ * (bloomstream 0.4), 2 and 3 (0.5) is moved to layout 4 when its key is first seen (a row or a
+ * timer). Ids of a key new to the state are hashed with XXH3-64 (one 64-bit hash per row, computed
  * without allocating); a key whose state records XXH3-128 (written by bloomstream 0.4, or by 0.5
  * snapshots before XXH3-64) keeps hashing with it, so every key's state restores as written. It is
  * keyed by the partition key, so it rescales with Flink's key groups. A restore from a savepoint
@@ -144,20 +147,19 @@ public class DedupTableFunction extends ProcessTableFunction<Row> {
     private static final org.slf4j.Logger LOG =
             org.slf4j.LoggerFactory.getLogger(DedupTableFunction.class);
 
-    /** Name of the per-key metadata state entry (part of the savepoint contract). */
-    public static final String META_STATE = "bloom_meta";
+    /**
+     * Name of the per-key row state entry ({@link SqlDedupLayout}; part of the savepoint contract).
+     */
+    public static final String META_STATE = SqlDedupLayout.META_STATE;
 
-    /** Name of the per-key pages state entry of layout 1 (part of the savepoint contract). */
-    public static final String PAGES_STATE = "bloom_pages";
+    /** Name of the per-key pages entry of SQL dedup layout 1 (part of the savepoint contract). */
+    public static final String PAGES_STATE = SqlDedupLayout.PAGES_STATE;
 
-    /** Name of the per-key metadata entry of layout 2 (part of the savepoint contract). */
-    public static final String META_V2_STATE = "bloom_meta_v2";
+    /** Name of the per-key metadata entry of layouts 2 to 4 (part of the savepoint contract). */
+    public static final String META_V2_STATE = SqlDedupLayout.META_V2_STATE;
 
-    /** Name of the per-key pages entry of layout 2 (part of the savepoint contract). */
-    public static final String PAGES_V2_STATE = "bloom_pages_v2";
-
-    /** The state layout this release writes; see {@link DedupStateViews}. */
-    public static final int STATE_LAYOUT = 3;
+    /** Name of the per-key pages entry of layouts 2 to 4 (part of the savepoint contract). */
+    public static final String PAGES_V2_STATE = SqlDedupLayout.PAGES_V2_STATE;
 
     /**
      * The Flink state TTL of every state entry: never (Long.MAX_VALUE ms). A hint overrides {@code
@@ -171,13 +173,11 @@ public class DedupTableFunction extends ProcessTableFunction<Row> {
     public static final String STATE_TTL = "9223372036854775807 ms";
 
     /** The type of {@value #META_STATE}. */
-    public static final String META_TYPE =
-            "ROW<filter BYTES, retention_ms BIGINT, generations INT>";
+    public static final String META_TYPE = SqlDedupLayout.META_TYPE;
 
     private transient SqlDedupState state;
     private transient DedupStateCache cache;
-    private transient DedupStateViews.Meta meta;
-    private transient DedupStateViews.Pages pages;
+    private transient SqlDedupStore store;
     private transient CurrentId currentId;
     private transient boolean configuredByRow;
     private transient PartitionKey partitionKey;
@@ -194,9 +194,8 @@ public class DedupTableFunction extends ProcessTableFunction<Row> {
         eventTimes = new EventTimes(LOG, "BLOOM_DEDUP with retention");
         configuredByRow = false;
         currentId = new CurrentId();
-        meta = new DedupStateViews.Meta();
-        pages = new DedupStateViews.Pages();
         cache = null; // sized by the first row's config
+        store = null;
     }
 
     /** Judges one row; see the class comment. */
@@ -247,18 +246,21 @@ public class DedupTableFunction extends ProcessTableFunction<Row> {
                             stateTtl,
                             resetTtlOnDuplicate,
                             generations);
-            state.configure(config, config.expectedItems(), meta, pages);
+            state.configure(config, config.expectedItems());
             cache = DedupStateCache.forConfig(config);
+            store = new SqlDedupStore(cache);
+            store.recordTimerConfig(config.retentionMillis(), config.generations());
             configure(ctx.tableSemanticsFor(DedupArguments.INPUT), idColumn);
             configuredByRow = true;
         }
         DedupConfig config = state.config();
         Object key = DedupStateCache.keyOf(partitionColumns(input));
-        if (DedupStateViews.migrate(metaRow, pageView, metaView, pagesView)) {
+        if (SqlDedupLayout.versionOf(metaRow) != SqlDedupLayout.CURRENT_VERSION) {
+            SqlDedupLayout.migrate(metaRow, pageView, metaView, pagesView);
             cache.forget(key);
         }
         DedupStateCache.Entry entry = cache.entry(key);
-        bind(metaRow, metaView, pagesView, entry, config);
+        store.bind(metaView, pagesView, entry);
         try {
             judge(ctx, input, idColumn, config);
         } finally {
@@ -296,7 +298,7 @@ public class DedupTableFunction extends ProcessTableFunction<Row> {
         }
         partitionKey.row = input;
         currentId.id = id;
-        if (state.addIfAbsent(partitionKey, currentId, time, horizon)) {
+        if (state.addIfAbsent(store, partitionKey, currentId, time, horizon)) {
             collect(project(input));
         }
         long expiry = state.newExpiry(); // one cleanup timer per key and generation
@@ -318,32 +320,27 @@ public class DedupTableFunction extends ProcessTableFunction<Row> {
         if (cache != null) {
             cache.clear();
         }
-        DedupStateViews.migrate(metaRow, pageView, metaView, pagesView);
+        SqlDedupLayout.migrate(metaRow, pageView, metaView, pagesView);
+        SqlDedupStore timerStore = store;
         if (state.config() == null) {
             // Restored, and no row has reached this task yet: free under the config the key's
             // state was written with; the first row brings the call's config.
-            DedupConfig recorded = recordedConfig(metaRow);
+            DedupConfig recorded = recordedConfig(metaView.get(SqlDedupLayout.TIMER_CONFIG_KEY));
             if (recorded == null) {
                 return; // the key has no state left
             }
-            state.configure(recorded, DedupConfig.DEFAULT_EXPECTED_ITEMS, meta, pages);
+            state.configure(recorded, DedupConfig.DEFAULT_EXPECTED_ITEMS);
         }
-        bind(metaRow, metaView, pagesView, null, state.config());
+        if (timerStore == null) {
+            timerStore = new SqlDedupStore(null);
+            timerStore.recordTimerConfig(
+                    state.config().retentionMillis(), state.config().generations());
+        }
+        timerStore.bind(metaView, pagesView, null);
         TimeContext<Long> timeCtx = ctx.timeContext(Long.class);
-        // The key is only used for the phase of a new key, and a timer never creates one.
-        for (long expiry : state.expireAt(0, timeCtx.time())) {
+        for (long expiry : state.expireAt(timerStore, timeCtx.time())) {
             timeCtx.registerOnTime(expiry);
         }
-    }
-
-    private void bind(
-            Row metaRow,
-            MapView<Integer, byte[]> metaView,
-            MapView<Long, byte[]> pagesView,
-            DedupStateCache.Entry entry,
-            DedupConfig config) {
-        meta.bind(metaRow, metaView, cache, entry, config.retentionMillis(), config.generations());
-        pages.bind(pagesView, cache, entry);
     }
 
     /** The values of the partition columns of {@code input}. */
@@ -355,21 +352,19 @@ public class DedupTableFunction extends ProcessTableFunction<Row> {
         return key;
     }
 
-    /** The config a key's state was written under (layout 2: the row after migration), or null. */
-    private static DedupConfig recordedConfig(Row metaRow) {
-        Long retention = (Long) metaRow.getField(DedupStateViews.RETENTION_MS);
-        if (retention == null) {
+    /**
+     * The config recorded with a key's state ({@link SqlDedupLayout#TIMER_CONFIG_KEY}), or null.
+     */
+    private static DedupConfig recordedConfig(byte[] timerConfig) throws java.io.IOException {
+        if (timerConfig == null) {
             return null;
         }
-        Integer generations = (Integer) metaRow.getField(DedupStateViews.GENERATIONS);
-        DedupConfig.Builder b = DedupConfig.builder();
-        if (retention > 0) {
-            b.retention(Duration.ofMillis(retention), TimeDomain.EVENT_TIME);
-            if (generations != null) {
-                b.generations(generations);
-            }
-        }
-        return b.build();
+        return DedupConfig.builder()
+                .retention(
+                        Duration.ofMillis(SqlDedupLayout.timerRetentionMillis(timerConfig)),
+                        TimeDomain.EVENT_TIME)
+                .generations(SqlDedupLayout.timerGenerations(timerConfig))
+                .build();
     }
 
     private void configure(TableSemantics semantics, String idColumn) {

@@ -29,18 +29,19 @@ import org.junit.jupiter.params.provider.EnumSource;
  * false-positive rate).
  *
  * <p>Files {@code sql-dedup-LAYOUT-CASE-BACKEND.snapshot} under {@code
- * src/test/resources/savepoints}. Layout 1 is the state of bloomstream 0.4: {@code bloom_meta} a
- * row with the whole {@code FilterMeta} as BYTES, {@code bloom_pages} a {@code MapView<Long,
- * long[]>}. Layout 2 ({@link io.bloomstream.table.internal.DedupStateViews}) keeps the row for the
- * config and puts the metadata and pages in {@code MapView}s of BYTES; a layout-1 key moves to
- * layout 2 when first seen, and the test restores what the restored task wrote as well. Layout 3
- * stores the metadata of a key without retention under the deferred key of {@code bloom_meta_v2}
- * (its item counts may lag; read back with the lag counted). Files of layouts 1 to 3 hash ids with
- * XXH3-128; {@code 3-xxh3_64} is layout 3 as this release writes it, new keys hashed with XXH3-64
- * ({@link io.bloomstream.table.internal.SqlDedupState#NEW_KEY_STRATEGY}): a restored key keeps the
- * strategy it records, which the ids all found again after a restore show (under another hash
- * almost none would be). Write the current files (only those) with {@code
- * -Dbloomstream.writeSnapshots=true}.
+ * src/test/resources/savepoints}, one set per version of the SQL dedup layout ({@link
+ * io.bloomstream.table.internal.SqlDedupLayout}). Layout 1 is the state of bloomstream 0.4: {@code
+ * bloom_meta} a row with the whole {@code FilterMeta} as BYTES, {@code bloom_pages} a {@code
+ * MapView<Long, long[]>}. Layout 2 keeps the row for the config and puts the metadata and pages in
+ * {@code MapView}s of BYTES. Layout 3 stores the metadata of a key without retention under the
+ * deferred key of {@code bloom_meta_v2} (its item counts may lag; read back with the lag counted).
+ * Layout 4 leaves the row empty and records a retention beside the metadata. A key of an older
+ * layout moves to layout 4 when first seen, and the test restores what the restored task wrote as
+ * well. Files of layouts 1 to 3 hash ids with XXH3-128; {@code 3-xxh3_64} and {@code 4-xxh3_64}
+ * hash new keys with XXH3-64 ({@link
+ * io.bloomstream.table.internal.SqlDedupState#NEW_KEY_STRATEGY}): a restored key keeps the strategy
+ * it records, which the ids all found again after a restore show (under another hash almost none
+ * would be). Write the current files (only those) with {@code -Dbloomstream.writeSnapshots=true}.
  *
  * <p>The operator's uid does not matter here (a harness restores one operator's state); in a job,
  * the PTF's {@code uid} argument names it (see docs/sql-dedup.md).
@@ -55,11 +56,11 @@ class BloomDedupGoldenSnapshotTest {
     /**
      * The layouts with committed files, oldest first (and the hash of new keys, if not XXH3-128).
      */
-    private static final String[] LAYOUTS = {"1", "2", "3", "3-xxh3_64"};
+    private static final String[] LAYOUTS = {"1", "2", "3", "3-xxh3_64", "4-xxh3_64"};
 
     /** The files this release writes. */
     private static final String CURRENT =
-            DedupTableFunction.STATE_LAYOUT
+            io.bloomstream.table.internal.SqlDedupLayout.CURRENT_VERSION
                     + "-"
                     + io.bloomstream.table.internal.SqlDedupState.NEW_KEY_STRATEGY
                             .name()
@@ -182,6 +183,45 @@ class BloomDedupGoldenSnapshotTest {
                     }
                 }
             }
+        }
+    }
+
+    /**
+     * Layout 4 writes no row state (Flink reads a declared row on every call, and compares it after
+     * the call, unless it is absent): a fresh run leaves none, and a row of every key empties the
+     * row of a restored older layout.
+     */
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void leavesNoRowState(Backend backend) throws Exception {
+        java.util.List<String> layouts = new java.util.ArrayList<>(java.util.List.of(LAYOUTS));
+        layouts.add(null); // a fresh run
+        for (String layout : layouts) {
+            for (Case c : Case.values()) {
+                PtfHarness.Plan plan = BloomDedupModelRun.plan(c.base);
+                try (PtfHarness h = harness(plan, backend)) {
+                    if (layout != null) {
+                        h.initializeState(
+                                OperatorSnapshotUtil.readStateHandle(
+                                        c.file(layout, backend).toString()));
+                    }
+                    h.open();
+                    for (int i = 0; i < IDS; i++) {
+                        h.processElement(row(plan, i));
+                    }
+                    assertThat(rowKeys(h)).as("layout %s %s: keys with a row", layout, c).isZero();
+                }
+            }
+        }
+    }
+
+    private static long rowKeys(PtfHarness h) {
+        try (java.util.stream.Stream<?> keys =
+                h.keyedStateBackend()
+                        .getKeys(
+                                DedupTableFunction.META_STATE,
+                                org.apache.flink.runtime.state.VoidNamespace.INSTANCE)) {
+            return keys.count();
         }
     }
 

@@ -116,6 +116,12 @@ final class PtfHarness extends AbstractStreamOperatorTestHarness<RowData> {
         in.processElement(record);
     }
 
+    /** The operator's keyed state backend (to look at what the function's state holds). */
+    org.apache.flink.runtime.state.KeyedStateBackend<?> keyedStateBackend() {
+        return ((org.apache.flink.streaming.api.operators.AbstractStreamOperatorV2<?>) operator)
+                .getKeyedStateBackend();
+    }
+
     void processWatermark(long watermark) throws Exception {
         input().processWatermark(new Watermark(watermark));
     }

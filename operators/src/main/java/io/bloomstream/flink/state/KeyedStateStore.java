@@ -35,12 +35,6 @@ public final class KeyedStateStore implements FilterStore {
 
     private final int metaCacheKeys;
 
-    /**
-     * Whether {@link #metaState} hands out objects the judge may change and write back as they are
-     * ({@link OwnedMetaState}): then the metadata is not copied on read and write.
-     */
-    private final boolean ownedMeta;
-
     private final Map<Object, FilterMeta> metaCache =
             new LinkedHashMap<>(256, 0.75f, true) {
                 private static final long serialVersionUID = 1L;
@@ -69,7 +63,6 @@ public final class KeyedStateStore implements FilterStore {
         this.pages = pages;
         this.cache = cache;
         this.metaCacheKeys = metaCacheKeys;
-        this.ownedMeta = metaState instanceof OwnedMetaState && metaCacheKeys == 0 && cache == null;
     }
 
     /** Binds the store to the current key (the backend's current key). */
@@ -133,7 +126,7 @@ public final class KeyedStateStore implements FilterStore {
 
     private FilterMeta load() throws Exception {
         FilterMeta stored = metaState.value();
-        return stored == null || ownedMeta ? stored : stored.copy();
+        return stored == null ? null : stored.copy();
     }
 
     @Override
@@ -146,13 +139,7 @@ public final class KeyedStateStore implements FilterStore {
         if (metaCacheKeys > 0) {
             metaCache.put(key, meta);
         }
-        if (!ownedMeta) {
-            metaState.update(meta.copy());
-        } else if (countsOnly) {
-            ((OwnedMetaState) metaState).updateCounts(meta);
-        } else {
-            metaState.update(meta);
-        }
+        metaState.update(meta.copy());
     }
 
     /** Whether the pages of a stage of this shape go through the cache. */

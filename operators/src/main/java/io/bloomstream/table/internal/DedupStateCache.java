@@ -39,6 +39,12 @@ public final class DedupStateCache {
     /** Marks a page known to be absent from state. */
     static final long[] ABSENT = new long[0];
 
+    /** No metadata stored for the key. */
+    static final int NONE = -1;
+
+    /** Not known where the key's metadata is stored (not read in this call). */
+    static final int UNKNOWN = -2;
+
     /** A partition key that is not cached. */
     public static final Object UNCACHED = new Object();
 
@@ -50,11 +56,14 @@ public final class DedupStateCache {
         FilterMeta meta;
         boolean metaLoaded;
 
-        /** Where meta is stored (a key of bloom_meta_v2, or DedupStateViews.NONE). */
-        int storedAt = DedupStateViews.NONE;
+        /** Where meta is stored (a key of bloom_meta_v2, or {@link #NONE}). */
+        int storedAt = NONE;
 
-        /** Item-count changes of meta not written to state (see DedupStateViews.Meta). */
+        /** Item-count changes of meta not written to state (see {@link SqlDedupStore}). */
         int unwritten;
+
+        /** Whether the key's state records this task's timer config (see {@link SqlDedupStore}). */
+        boolean timerConfigRecorded;
 
         final Map<Long, long[]> pages = new HashMap<>();
         long bytes = ENTRY_BYTES;
@@ -68,8 +77,8 @@ public final class DedupStateCache {
     /**
      * The cache of a {@code BLOOM_DEDUP} task under {@code config}: its budget ({@link
      * DedupConfig#cacheBytesFor}, the keys not known in advance), and item counts that may lag in
-     * state (layout 3) only without retention: with it, every timer clears the cache, and each key
-     * read back would count its lag again.
+     * state ({@link SqlDedupLayout#DEFERRED_META_KEY}) only without retention: with it, every timer
+     * clears the cache, and each key read back would count its lag again.
      */
     public static DedupStateCache forConfig(DedupConfig config) {
         return new DedupStateCache(
@@ -91,11 +100,12 @@ public final class DedupStateCache {
     }
 
     /**
-     * Whether cached keys may write their item counts late (state layout 3): true from the start
-     * when asked for, until the cache first drops a key (by {@link #trim} or {@link #clear}), for
-     * good. A dropped key is read back with its lag counted as items, so a cache that drops keys
-     * often would fill stages with counted items that are not there: from then on writes are
-     * immediate again (and each key's next write records its counts exactly).
+     * Whether cached keys may write their item counts late ({@link SqlDedupLayout#VERSION_3} and
+     * later): true from the start when asked for, until the cache first drops a key (by {@link
+     * #trim} or {@link #clear}), for good. A dropped key is read back with its lag counted as
+     * items, so a cache that drops keys often would fill stages with counted items that are not
+     * there: from then on writes are immediate again (and each key's next write records its counts
+     * exactly).
      */
     public boolean defers() {
         return defers;

@@ -6,11 +6,8 @@ import io.bloomstream.flink.dedup.DedupJudges;
 import io.bloomstream.flink.dedup.DedupMetrics;
 import io.bloomstream.flink.internal.RejectLog;
 import io.bloomstream.flink.state.FilterJudge;
-import io.bloomstream.flink.state.FilterMeta;
-import io.bloomstream.flink.state.KeyedStateStore;
+import io.bloomstream.flink.state.FilterStore;
 import org.apache.flink.annotation.Internal;
-import org.apache.flink.api.common.state.MapState;
-import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.metrics.MetricGroup;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -18,9 +15,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The dedup judge and metrics of the DataStream operator ({@link FilterJudge}, {@link
  * DedupMetrics}) for the SQL function {@code io.bloomstream.table.DedupTableFunction}, which keeps
- * its pages and metadata in its own state entries and passes views of them as {@link MapState} and
- * {@link ValueState}. The function cannot name the current key in its timer callback, so the store
- * keeps no metadata cache; the views cache per key ({@link DedupStateCache}).
+ * its pages and metadata in its own state entries, judged through a {@link SqlDedupStore} bound to
+ * the current key.
  *
  * <p>New keys are hashed with {@link #NEW_KEY_STRATEGY}; a key whose state records another strategy
  * (XXH3-128: state of bloomstream 0.4, and of 0.5 snapshots before it moved) keeps it, so state of
@@ -39,7 +35,6 @@ public final class SqlDedupState {
     private final RejectLog lateLog = new RejectLog(LOG, DedupMetrics.LATE);
     private final long run = FilterJudge.newRunId();
     private FilterJudge judge;
-    private KeyedStateStore store;
     private DedupConfig config;
 
     /** Registers the dedup metrics ({@link DedupMetrics}) in {@code group}. */
@@ -48,19 +43,13 @@ public final class SqlDedupState {
     }
 
     /**
-     * Reads and writes the state through {@code meta} and {@code pages} under {@code config} (its
-     * hash strategy for new keys), with filters sized for {@code itemsPerKey} ids per key. May be
-     * called again with another config (the run, which marks the keys counted in {@code
-     * bloomAllocatedPages}, stays the same).
+     * Judges under {@code config} (its hash strategy for new keys), with filters sized for {@code
+     * itemsPerKey} ids per key. May be called again with another config (the run, which marks the
+     * keys counted in {@code bloomAllocatedPages}, stays the same).
      */
-    public void configure(
-            DedupConfig config,
-            long itemsPerKey,
-            ValueState<FilterMeta> meta,
-            MapState<Long, long[]> pages) {
+    public void configure(DedupConfig config, long itemsPerKey) {
         this.config = config;
         this.judge = DedupJudges.create(config, itemsPerKey, metrics, run, true);
-        this.store = new KeyedStateStore(meta, pages, null, 0);
     }
 
     /** The config of the last {@link #configure}, or null. */
@@ -89,12 +78,14 @@ public final class SqlDedupState {
      * Adds the id unless an occurrence within the retention is remembered, counting the row as
      * passed or duplicate; see {@link FilterJudge#addIfAbsent}.
      *
+     * @param store the store bound to the current key
      * @param key the current key: only its hash code is used (for the bucket phase of a new key)
      * @return true for a first occurrence
      */
-    public boolean addIfAbsent(Object key, FilterJudge.IdHash id, long time, long horizon)
+    public boolean addIfAbsent(
+            FilterStore store, Object key, FilterJudge.IdHash id, long time, long horizon)
             throws Exception {
-        boolean first = judge.addIfAbsent(store.bind(key), key, id, time, horizon);
+        boolean first = judge.addIfAbsent(store, key, id, time, horizon);
         if (first) {
             metrics.passed.inc();
         } else {
@@ -112,7 +103,7 @@ public final class SqlDedupState {
      * Frees the generations of the current key expired at {@code time}; returns the expiry times of
      * those left. See {@link FilterJudge#expireAt}.
      */
-    public long[] expireAt(Object key, long time) throws Exception {
-        return judge.expireAt(store.bind(key), time);
+    public long[] expireAt(FilterStore store, long time) throws Exception {
+        return judge.expireAt(store, time);
     }
 }

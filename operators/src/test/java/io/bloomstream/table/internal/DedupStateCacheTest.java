@@ -7,7 +7,7 @@ import java.io.IOException;
 import java.time.LocalDateTime;
 import org.junit.jupiter.api.Test;
 
-/** Tests for {@link DedupStateCache} and the page encoding of {@link DedupStateViews}. */
+/** Tests for {@link DedupStateCache} and the page encoding of {@link SqlDedupLayout}. */
 class DedupStateCacheTest {
 
     @Test
@@ -71,10 +71,10 @@ class DedupStateCacheTest {
 
     @Test
     void pagesAreLittleEndianWords() throws IOException {
-        byte[] b = DedupStateViews.encode(new long[] {1, 0x0102030405060708L});
+        byte[] b = SqlDedupLayout.encode(new long[] {1, 0x0102030405060708L});
         assertThat(b).containsExactly(1, 0, 0, 0, 0, 0, 0, 0, 8, 7, 6, 5, 4, 3, 2, 1);
-        assertThat(DedupStateViews.decode(b)).containsExactly(1, 0x0102030405060708L);
-        assertThatThrownBy(() -> DedupStateViews.decode(new byte[7]))
+        assertThat(SqlDedupLayout.decode(b)).containsExactly(1, 0x0102030405060708L);
+        assertThatThrownBy(() -> SqlDedupLayout.decode(new byte[7]))
                 .isInstanceOf(IOException.class)
                 .hasMessageContaining("Possible corruption: a page of 7 bytes");
     }

@@ -11,17 +11,17 @@ import java.time.Duration;
 import java.util.Random;
 import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.table.api.dataview.MapView;
-import org.apache.flink.types.Row;
 import org.junit.jupiter.api.Test;
 
 /**
- * State layout 3 of {@code BLOOM_DEDUP} ({@link DedupStateViews.Meta#updateCounts}): item counts
- * written late, and read back as at least the true count, at most the lag limit above it.
+ * Deferred item counts of {@code BLOOM_DEDUP} ({@link SqlDedupLayout#DEFERRED_META_KEY}, written by
+ * {@link SqlDedupStore#writeMeta} with {@code countsOnly}): item counts written late, and read back
+ * as at least the true count, at most the lag limit above it.
  */
 class DeferredMetaTest {
 
     private final MapView<Integer, byte[]> view = new MapView<>();
-    private final Row row = Row.of(null, null, null);
+    private final MapView<Long, byte[]> pages = new MapView<>();
 
     /** A key's metadata with one generation and one stage of {@code capacity} items. */
     private static FilterMeta meta(long capacity) {
@@ -47,10 +47,29 @@ class DeferredMetaTest {
         return new DataInputDeserializer(b);
     }
 
-    private DedupStateViews.Meta bound(DedupStateCache cache, DedupStateCache.Entry entry) {
-        DedupStateViews.Meta m = new DedupStateViews.Meta();
-        m.bind(row, view, cache, entry, 0, 1);
-        return m;
+    /** The store as the function binds it to the key's views, reading and writing its metadata. */
+    private final class Bound {
+        final SqlDedupStore store;
+
+        Bound(DedupStateCache cache, DedupStateCache.Entry entry) {
+            store = new SqlDedupStore(cache).bind(view, pages, entry);
+        }
+
+        FilterMeta value() throws Exception {
+            return store.readMeta();
+        }
+
+        void update(FilterMeta m) throws Exception {
+            store.writeMeta(m, false);
+        }
+
+        void updateCounts(FilterMeta m) throws Exception {
+            store.writeMeta(m, true);
+        }
+    }
+
+    private Bound bound(DedupStateCache cache, DedupStateCache.Entry entry) {
+        return new Bound(cache, entry);
     }
 
     @Test
@@ -71,21 +90,21 @@ class DeferredMetaTest {
     void countsAreWrittenEveryLimitChangesAndAReadCountsTheLag() throws Exception {
         DedupStateCache cache = new DedupStateCache(1 << 20, true);
         DedupStateCache.Entry entry = cache.entry("k");
-        DedupStateViews.Meta state = bound(cache, entry);
+        Bound state = bound(cache, entry);
         assertThat(state.value()).isNull();
         FilterMeta m = meta(6400); // limit min(64, 6400 / 64) = 64
-        assertThat(DedupStateViews.deferLimit(m)).isEqualTo(64);
+        assertThat(SqlDedupLayout.deferLimit(m)).isEqualTo(64);
         state.update(m); // a new key: structural, written at once, under the deferred key
-        assertThat(stored(DedupStateViews.DEFERRED_META_KEY)).isZero();
-        assertThat(view.contains(DedupStateViews.META_KEY)).isFalse();
+        assertThat(stored(SqlDedupLayout.DEFERRED_META_KEY)).isZero();
+        assertThat(view.contains(SqlDedupLayout.META_KEY)).isFalse();
         for (int i = 1; i <= 63; i++) {
             m.slots.get(0).get(0).itemsAdded++;
             state.updateCounts(m);
         }
-        assertThat(stored(DedupStateViews.DEFERRED_META_KEY)).as("63 changes lag").isZero();
+        assertThat(stored(SqlDedupLayout.DEFERRED_META_KEY)).as("63 changes lag").isZero();
         m.slots.get(0).get(0).itemsAdded++;
         state.updateCounts(m);
-        assertThat(stored(DedupStateViews.DEFERRED_META_KEY)).as("the 64th writes").isEqualTo(64);
+        assertThat(stored(SqlDedupLayout.DEFERRED_META_KEY)).as("the 64th writes").isEqualTo(64);
         for (int i = 0; i < 10; i++) {
             m.slots.get(0).get(0).itemsAdded++;
             state.updateCounts(m);
@@ -103,10 +122,10 @@ class DeferredMetaTest {
             view.clear();
             long capacity = 64 + random.nextInt(10_000);
             DedupStateCache cache = new DedupStateCache(1 << 20, true);
-            DedupStateViews.Meta state = bound(cache, cache.entry("k"));
+            Bound state = bound(cache, cache.entry("k"));
             state.value();
             FilterMeta m = meta(capacity);
-            int limit = DedupStateViews.deferLimit(m);
+            int limit = SqlDedupLayout.deferLimit(m);
             state.update(m);
             long added = 0;
             int steps = random.nextInt(500);
@@ -131,23 +150,23 @@ class DeferredMetaTest {
     void onceTheCacheDropsAKeyWritesAreExactAndTheDeferredEntryGoes() throws Exception {
         DedupStateCache cache = new DedupStateCache(1 << 20, true);
         DedupStateCache.Entry entry = cache.entry("k");
-        DedupStateViews.Meta state = bound(cache, entry);
+        Bound state = bound(cache, entry);
         state.value();
         FilterMeta m = meta(6400);
         state.update(m);
         m.slots.get(0).get(0).itemsAdded += 5;
         state.updateCounts(m); // lags: 0 stored
-        assertThat(stored(DedupStateViews.DEFERRED_META_KEY)).isZero();
+        assertThat(stored(SqlDedupLayout.DEFERRED_META_KEY)).isZero();
         cache.clear(); // a timer, or an eviction: from now on every write is exact
         assertThat(cache.defers()).isFalse();
         DedupStateCache.Entry again = cache.entry("k");
-        DedupStateViews.Meta state2 = bound(cache, again);
+        Bound state2 = bound(cache, again);
         FilterMeta read = state2.value(); // read back with the lag counted
         assertThat(items(read)).isEqualTo(63);
         read.slots.get(0).get(0).itemsAdded++;
         state2.updateCounts(read);
-        assertThat(stored(DedupStateViews.META_KEY)).as("exact, at once").isEqualTo(64);
-        assertThat(view.contains(DedupStateViews.DEFERRED_META_KEY)).isFalse();
+        assertThat(stored(SqlDedupLayout.META_KEY)).as("exact, at once").isEqualTo(64);
+        assertThat(view.contains(SqlDedupLayout.DEFERRED_META_KEY)).isFalse();
         // and read back exactly, with no lag added
         DedupStateCache restored = new DedupStateCache(1 << 20, true);
         assertThat(items(bound(restored, restored.entry("k")).value())).isEqualTo(64);
@@ -160,26 +179,26 @@ class DeferredMetaTest {
         org.apache.flink.core.memory.DataOutputSerializer out =
                 new org.apache.flink.core.memory.DataOutputSerializer(256);
         FilterMetaSerializer.INSTANCE.serialize(m, out);
-        view.put(DedupStateViews.META_KEY, out.getCopyOfBuffer());
+        view.put(SqlDedupLayout.META_KEY, out.getCopyOfBuffer());
         DedupStateCache cache = new DedupStateCache(1 << 20, true);
-        DedupStateViews.Meta state = bound(cache, cache.entry("k"));
+        Bound state = bound(cache, cache.entry("k"));
         FilterMeta read = state.value();
         assertThat(items(read)).isEqualTo(100);
         state.update(read);
-        assertThat(stored(DedupStateViews.DEFERRED_META_KEY)).isEqualTo(100);
-        assertThat(view.contains(DedupStateViews.META_KEY)).isFalse();
+        assertThat(stored(SqlDedupLayout.DEFERRED_META_KEY)).isEqualTo(100);
+        assertThat(view.contains(SqlDedupLayout.META_KEY)).isFalse();
     }
 
     @Test
     void withoutDeferralEveryWriteIsExactUnderTheLayout2Key() throws Exception {
         DedupStateCache cache = new DedupStateCache(1 << 20, false); // retention
-        DedupStateViews.Meta state = bound(cache, cache.entry("k"));
+        Bound state = bound(cache, cache.entry("k"));
         state.value();
         FilterMeta m = meta(6400);
         state.update(m);
         m.slots.get(0).get(0).itemsAdded++;
         state.updateCounts(m);
-        assertThat(stored(DedupStateViews.META_KEY)).isEqualTo(1);
-        assertThat(view.contains(DedupStateViews.DEFERRED_META_KEY)).isFalse();
+        assertThat(stored(SqlDedupLayout.META_KEY)).isEqualTo(1);
+        assertThat(view.contains(SqlDedupLayout.DEFERRED_META_KEY)).isFalse();
     }
 }

@@ -12,7 +12,6 @@ import io.bloomstream.flink.typeutils.FilterMetaSerializer;
 import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
 import org.apache.flink.table.api.dataview.MapView;
-import org.apache.flink.types.Row;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -24,16 +23,15 @@ class SqlDedupHashTest {
 
     private static final int IDS = 2000;
 
-    /** One partition key's state: the function's three state entries and its read cache. */
+    /** One partition key's state: the function's metadata and pages views. */
     private static final class Key {
-        final Row row = Row.of(null, null, null);
         final MapView<Integer, byte[]> meta = new MapView<>();
         final MapView<Long, byte[]> pages = new MapView<>();
 
         int strategy() throws Exception {
-            byte[] b = meta.get(DedupStateViews.DEFERRED_META_KEY);
+            byte[] b = meta.get(SqlDedupLayout.DEFERRED_META_KEY);
             if (b == null) {
-                b = meta.get(DedupStateViews.META_KEY);
+                b = meta.get(SqlDedupLayout.META_KEY);
             }
             return FilterMetaSerializer.INSTANCE.deserialize(new DataInputDeserializer(b))
                     .strategyId;
@@ -43,20 +41,19 @@ class SqlDedupHashTest {
     /** A task: a state object and views over whichever key a row belongs to. */
     private static final class Task {
         final SqlDedupState state = new SqlDedupState(new UnregisteredMetricsGroup());
-        final DedupStateViews.Meta meta = new DedupStateViews.Meta();
-        final DedupStateViews.Pages pages = new DedupStateViews.Pages();
         final DedupStateCache cache;
+        final SqlDedupStore store;
 
         Task(DedupConfig config) {
-            state.configure(config, 1000, meta, pages);
+            state.configure(config, 1000);
             cache = DedupStateCache.forConfig(state.config());
+            store = new SqlDedupStore(cache);
         }
 
         /** Whether the id passes, as the function judges a row of {@code key}. */
         boolean add(Key key, String id) throws Exception {
             DedupStateCache.Entry entry = cache.entry(key);
-            meta.bind(key.row, key.meta, cache, entry, 0, 1);
-            pages.bind(key.pages, cache, entry);
+            store.bind(key.meta, key.pages, entry);
             try {
                 FilterJudge.IdHash hash =
                         (hasher, out) -> {
@@ -68,7 +65,7 @@ class SqlDedupHashTest {
                                 out[1] = h.h2();
                             }
                         };
-                return state.addIfAbsent(key, hash, 0, 0);
+                return state.addIfAbsent(store, key, hash, 0, 0);
             } finally {
                 cache.trim(entry);
             }
@@ -125,7 +122,7 @@ class SqlDedupHashTest {
         assertThat(task.add(key, "only")).isTrue();
         FilterMeta m =
                 FilterMetaSerializer.INSTANCE.deserialize(
-                        new DataInputDeserializer(key.meta.get(DedupStateViews.DEFERRED_META_KEY)));
+                        new DataInputDeserializer(key.meta.get(SqlDedupLayout.DEFERRED_META_KEY)));
         var spec = m.slots.get(0).get(0).spec(Hasher.xxh3_64(Hasher.DEFAULT_SEED));
         long page = spec.page(Hasher.xxh3_64(Hasher.DEFAULT_SEED).hash64("only"));
         assertThat(key.pages.keys())
@@ -138,7 +135,7 @@ class SqlDedupHashTest {
         FilterMeta m = FilterMeta.forDedup(Hasher.sipHash24(1, 2), FilterMeta.DOMAIN_NONE, 0, 0);
         var out = new org.apache.flink.core.memory.DataOutputSerializer(64);
         FilterMetaSerializer.INSTANCE.serialize(m, out);
-        key.meta.put(DedupStateViews.META_KEY, out.getCopyOfBuffer());
+        key.meta.put(SqlDedupLayout.META_KEY, out.getCopyOfBuffer());
         Task task = new Task(config());
         assertThatThrownBy(() -> task.add(key, "x"))
                 .isInstanceOf(IllegalStateException.class)
