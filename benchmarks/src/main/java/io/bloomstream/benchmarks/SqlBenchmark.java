@@ -63,8 +63,9 @@ import org.apache.flink.types.RowKind;
  * row_number,bloom_dedup,row_number_ttl 3}. A query named with {@code _ttl} runs with {@code
  * table.exec.state.ttl} set ({@code row_number_ttl}); one with {@code _1p} ({@code
  * count_distinct_1p}, {@code bloom_count_distinct_1p}) with {@code
- * table.optimizer.agg-phase-strategy: ONE_PHASE}. {@code -Dbench.flink.KEY=VALUE} sets a Flink
- * option for every query (for example {@code
+ * table.optimizer.agg-phase-strategy: ONE_PHASE}; {@code bloom_dedup_whole} is {@code BLOOM_DEDUP}
+ * without {@code PARTITION BY} (the whole input on one task). {@code -Dbench.flink.KEY=VALUE} sets
+ * a Flink option for every query (for example {@code
  * -Dbench.flink.execution.checkpointing.incremental=true}).
  */
 public final class SqlBenchmark {
@@ -234,6 +235,12 @@ public final class SqlBenchmark {
                         + " ORDER BY pt) AS rn FROM events) WHERE rn = 1";
             case "bloom_dedup":
                 return bloomDedup(ids);
+            case "bloom_dedup_whole":
+                // the shortest rewrite: no PARTITION BY, the whole input on one task
+                return "SELECT id, x FROM BLOOM_DEDUP(input => TABLE events, id_column => 'id',"
+                        + " expected_items => "
+                        + ids
+                        + ", fpp => 0.01, uid => 'bench-dedup-whole')";
             case "count_distinct":
             case "count_distinct_1p":
                 return "SELECT g, COUNT(DISTINCT id) FROM events GROUP BY g";
