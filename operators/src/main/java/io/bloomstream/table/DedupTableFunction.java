@@ -262,19 +262,22 @@ public class DedupTableFunction extends ProcessTableFunction<Row> {
         DedupStateCache.Entry entry = cache.entry(key);
         store.bind(metaView, pagesView, entry);
         try {
-            judge(ctx, input, idColumn, config);
+            if (judge(ctx, input, idColumn, config)) {
+                SqlDedupLayout.markRow(metaRow);
+            }
         } finally {
             cache.trim(entry);
         }
     }
 
-    private void judge(Context ctx, Row input, String idColumn, DedupConfig config)
+    /** Judges the row; returns whether its key's filter state was read (and maybe written). */
+    private boolean judge(Context ctx, Row input, String idColumn, DedupConfig config)
             throws Exception {
         state.recordIn();
         Object id = input.getField(idIndex);
         if (!usable(id)) {
             state.rejected("no id (null or empty) in column " + idColumn, input);
-            return;
+            return false;
         }
         long time = 0;
         long horizon = 0;
@@ -284,14 +287,14 @@ public class DedupTableFunction extends ProcessTableFunction<Row> {
             Long t = eventTimes.of(timeCtx.time());
             if (t == null) {
                 state.rejected("no event time under retention", input);
-                return;
+                return false;
             }
             Long wm = timeCtx.currentWatermark();
             long watermark = wm == null ? Long.MIN_VALUE : wm;
             // Flink 2.2 drops such rows before eval() (FLINK-39436); later versions pass them.
             if (watermark != Long.MIN_VALUE && t <= watermark) {
                 state.late("late: event time " + t + " is not after watermark " + watermark, input);
-                return;
+                return false;
             }
             time = t;
             horizon = watermark;
@@ -305,6 +308,7 @@ public class DedupTableFunction extends ProcessTableFunction<Row> {
         if (expiry != Long.MIN_VALUE && timeCtx != null) {
             timeCtx.registerOnTime(expiry);
         }
+        return true;
     }
 
     /** Frees the current key's expired generations (event-time timers, under retention only). */
@@ -338,8 +342,12 @@ public class DedupTableFunction extends ProcessTableFunction<Row> {
         }
         timerStore.bind(metaView, pagesView, null);
         TimeContext<Long> timeCtx = ctx.timeContext(Long.class);
-        for (long expiry : state.expireAt(timerStore, timeCtx.time())) {
+        long[] left = state.expireAt(timerStore, timeCtx.time());
+        for (long expiry : left) {
             timeCtx.registerOnTime(expiry);
+        }
+        if (left.length == 0) {
+            SqlDedupLayout.unmarkRow(metaRow); // the key's state is freed: its row goes too
         }
     }
 

@@ -43,10 +43,10 @@ import org.apache.flink.types.Row;
  *   <li>{@link #VERSION_3} (0.5 without retention): as 2, with the metadata under {@link
  *       #DEFERRED_META_KEY} while its item counts may lag by fewer than {@link #deferLimit} changes
  *       (a read counts the lag as items: {@link #countDeferredItems});
- *   <li>{@link #VERSION_4} (this release): as 3, with the row empty (a row Flink finds empty costs
- *       a lookup and a clear per call, no deserialization or comparison) and the retention and
- *       generations, under a retention only, at {@link #TIMER_CONFIG_KEY}, written once per key and
- *       retention.
+ *   <li>{@link #VERSION_4} (this release): as 3, with the retention and generations, under a
+ *       retention only, at {@link #TIMER_CONFIG_KEY}, written once per key and retention, and the
+ *       row holding only {@link #ROW_MARKER} in {@link #GENERATIONS} ({@link #markRow}: written
+ *       once per key, never empty while the key has state).
  * </ul>
  *
  * <p>{@link #migrate} is the one switch from every older version to the current one, run for a key
@@ -64,7 +64,7 @@ public final class SqlDedupLayout {
     /** bloomstream 0.5 without retention: as 2, item counts that may lag under their own key. */
     public static final int VERSION_3 = 3;
 
-    /** This release: as 3, the row empty, the timer's config beside the metadata. */
+    /** This release: as 3, the row a marker, the timer's config beside the metadata. */
     public static final int VERSION_4 = 4;
 
     /** The version this release writes. */
@@ -130,6 +130,32 @@ public final class SqlDedupLayout {
         }
         return row.getField(RETENTION_MS) != null ? VERSION_2 : CURRENT_VERSION;
     }
+
+    /**
+     * Marks the row of a key judged under {@link #VERSION_4}: its {@link #GENERATIONS} field holds
+     * {@link #ROW_MARKER} (and {@link #RETENTION_MS} stays NULL, which tells it from versions 2 and
+     * 3). The row carries nothing else; it is kept non-empty because Flink 2.2 and 2.3 read a
+     * declared row on every call and clear it when every field is NULL: an empty row costs a delete
+     * per call, and on the heap backend each access of the emptied state runs the TTL's incremental
+     * cleanup over an empty table (it walks every key group: 3x the CPU per row of the whole query,
+     * measured in RESULTS.md, "SQL dedup layout 4 and the empty row"). A marked row is written once
+     * per key and then only read, as versions 2 and 3's config was.
+     */
+    public static void markRow(Row row) {
+        if (row.getField(GENERATIONS) == null) {
+            row.setField(GENERATIONS, ROW_MARKER);
+        }
+    }
+
+    /** Empties a key's row once its state is freed (Flink then clears it). */
+    public static void unmarkRow(Row row) {
+        for (int i = 0; i < row.getArity(); i++) {
+            row.setField(i, null);
+        }
+    }
+
+    /** The value of a {@link #VERSION_4} row's {@link #GENERATIONS} field. */
+    public static final int ROW_MARKER = VERSION_4;
 
     /**
      * Moves the current key's state to {@link #CURRENT_VERSION}: version 1's metadata bytes (same
