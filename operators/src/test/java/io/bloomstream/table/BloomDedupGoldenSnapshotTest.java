@@ -35,10 +35,10 @@ import org.junit.jupiter.params.provider.EnumSource;
  * MapView<Long, long[]>}. Layout 2 keeps the row for the config and puts the metadata and pages in
  * {@code MapView}s of BYTES. Layout 3 stores the metadata of a key without retention under the
  * deferred key of {@code bloom_meta_v2} (its item counts may lag; read back with the lag counted).
- * Layout 4 keeps only a marker in the row and records a retention beside the metadata. A key of an older
- * layout moves to layout 4 when first seen, and the test restores what the restored task wrote as
- * well. Files of layouts 1 to 3 hash ids with XXH3-128; {@code 3-xxh3_64} and {@code 4-xxh3_64}
- * hash new keys with XXH3-64 ({@link
+ * Layout 4 keeps only a marker in the row and records a retention beside the metadata. A key of an
+ * older layout moves to layout 4 when first seen, and the test restores what the restored task
+ * wrote as well. Files of layouts 1 to 3 hash ids with XXH3-128; {@code 3-xxh3_64} and {@code
+ * 4-xxh3_64} hash new keys with XXH3-64 ({@link
  * io.bloomstream.table.internal.SqlDedupState#NEW_KEY_STRATEGY}): a restored key keeps the strategy
  * it records, which the ids all found again after a restore show (under another hash almost none
  * would be). Write the current files (only those) with {@code -Dbloomstream.writeSnapshots=true}.
