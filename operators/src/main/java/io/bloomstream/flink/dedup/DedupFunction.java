@@ -143,7 +143,10 @@ public class DedupFunction<K, T> extends KeyedProcessFunction<K, T, T>
                                 shardsHere() * config.generations() * stageBytes(),
                                 Runtime.getRuntime().maxMemory());
         KeyCache cache = cacheBytes == 0 ? null : new KeyCache(cacheBytes, keyContext, meta, pages);
-        store = new KeyedStateStore(meta, pages, cache, KeyedStateStore.META_CACHE_KEYS);
+        // the write-back cache keeps the metadata of the keys it holds: no second cache then
+        store =
+                new KeyedStateStore(
+                        meta, pages, cache, cache == null ? KeyedStateStore.META_CACHE_KEYS : 0);
     }
 
     /** The bytes of the first stage of a key's filter: sizes an automatic write-back cache. */

@@ -49,6 +49,7 @@ public final class DedupOperator<K, T> extends KeyedProcessOperator<K, T, T> {
     private transient long[][] pages;
     private transient Object[] keyOf;
     private transient TypeSerializer<T> copier;
+    private transient TypeSerializer<Object> keyCopier;
     private transient boolean delayTimerSet;
     private transient long touched;
     private transient EventHash hash;
@@ -64,6 +65,7 @@ public final class DedupOperator<K, T> extends KeyedProcessOperator<K, T, T> {
     }
 
     @Override
+    @SuppressWarnings("unchecked")
     public void open() throws Exception {
         function.useKeyContext(this);
         hash = function.eventHash();
@@ -84,6 +86,7 @@ public final class DedupOperator<K, T> extends KeyedProcessOperator<K, T, T> {
             if (getExecutionConfig().isObjectReuseEnabled()) {
                 // the input may reuse the record's object once processElement returns
                 copier = getOperatorConfig().getTypeSerializerIn(0, getUserCodeClassloader());
+                keyCopier = (TypeSerializer<Object>) getKeyedStateBackend().getKeySerializer();
             }
         }
     }
@@ -118,6 +121,10 @@ public final class DedupOperator<K, T> extends KeyedProcessOperator<K, T, T> {
         int i = bundle.size();
         bundle.add(copier == null ? element : element.copy(copier.copy(element.getValue())));
         Object key = getCurrentKey();
+        if (copier != null) {
+            // the key may point into the input's reused object (a POJO or tuple field): keep a copy
+            key = keyCopier.copy(key);
+        }
         valid[i] = hash.valid;
         h1s[i] = hash.h[0];
         h2s[i] = hash.h[1];

@@ -256,8 +256,8 @@ public final class FilterJudge {
                 FilterSpec spec = st.spec(keyHasher);
                 long[] words = store.readPage(s, i, spec, spec.page(h1));
                 if (words != null && Pages.mightContain(spec, words, h1, h2, scratch)) {
-                    metrics.observe(st.itemsAdded, st.bits, st.hashes, st.pageBits, stagesSeen);
                     if (!settings.resetOnDuplicate() || last >= bucket) {
+                        metrics.observe(st.itemsAdded, st.bits, st.hashes, st.pageBits, stagesSeen);
                         if (dirty) {
                             store.writeMeta(meta, false);
                         }

@@ -126,7 +126,14 @@ public final class FilterMetaSerializer extends TypeSerializerSingleton<FilterMe
     @Override
     public FilterMeta deserialize(DataInputView in) throws IOException {
         int first = in.readUnsignedByte();
+        // Version 1 has no version byte (its first byte is the strategy id, flag clear); a byte
+        // with the flag set and version 1 (0x81) is corrupt, not version 1.
         int version = (first & VERSION_FLAG) == 0 ? VERSION_1 : first & ~VERSION_FLAG;
+        if ((first & VERSION_FLAG) != 0 && version == VERSION_1) {
+            throw new IOException(
+                    "corrupt filter metadata: first byte 0x81 (the version flag with version 1,"
+                            + " which is written without a version byte)");
+        }
         switch (version) {
             case VERSION_1:
                 return deserializeV1(first, in);

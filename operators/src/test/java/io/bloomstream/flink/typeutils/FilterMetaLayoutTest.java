@@ -134,6 +134,15 @@ class FilterMetaLayoutTest {
     }
 
     @Test
+    void theVersionFlagWithVersionOneIsCorrupt() throws Exception {
+        byte[] bytes = write(sample());
+        bytes[0] = (byte) 0x81;
+        assertThatThrownBy(() -> read(bytes))
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("corrupt filter metadata: first byte 0x81");
+    }
+
+    @Test
     void corruptCountsFailBeforeAllocating() throws Exception {
         byte[] bytes = write(sample());
         // version, strategy, seed (8), domain, generation length (8), phase (8), counted by (8):
