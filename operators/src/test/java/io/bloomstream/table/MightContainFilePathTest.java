@@ -100,14 +100,15 @@ class MightContainFilePathTest {
         assertThat(shorter)
                 .contains("BLOOM_MIGHT_CONTAIN: cannot use filter file short://" + file)
                 .contains("reading failed")
-                .doesNotContain(String.valueOf(reported))
                 .doesNotContain("Exception");
+        // the random temporary path may hold any digits: look for the size outside it
+        assertThat(shorter.replace(file.toString(), "")).doesNotContain(String.valueOf(reported));
         String denied = messages(catchThrowable(() -> f.eval("denied://" + file, "listed")));
         assertThat(denied)
                 .contains("BLOOM_MIGHT_CONTAIN: cannot use filter file denied://" + file)
                 .contains("permission denied")
-                .doesNotContain("403")
                 .doesNotContain("Exception");
+        assertThat(denied.replace(file.toString(), "")).doesNotContain("403");
         f.close();
     }
 
