@@ -74,14 +74,14 @@ class SqlRoundsTest {
     }
 
     @Test
-    void bloomDedupIsTheDocumentedQuerySizedPerShard() {
-        // docs/sql-dedup.md: the whole-table dedup partitions by BLOOM_SHARD(id) (1024 shards) and
-        // expected_items counts the ids of one shard: ceil(500,000 / 1024) = 489
+    void bloomDedupIsTheDocumentedQuerySizedByTheTotal() {
+        // docs/sql-dedup.md: the whole-table dedup partitions by BLOOM_SHARD(id) (1024 shards),
+        // expected_items counts the ids of the whole input and shards names BLOOM_SHARD's count
         assertThat(SqlBenchmark.sql("bloom_dedup", 500_000))
                 .isEqualTo(
                         "SELECT id, x FROM BLOOM_DEDUP(input => TABLE sharded PARTITION BY shard,"
-                                + " id_column => 'id', expected_items => 489, fpp => 0.01,"
-                                + " uid => 'bench-dedup')");
+                                + " id_column => 'id', expected_items => 500000, fpp => 0.01,"
+                                + " shards => 1024, uid => 'bench-dedup')");
         assertThat(SqlBenchmark.SHARDED_VIEW).contains("BLOOM_SHARD(id) AS shard");
     }
 }
