@@ -2,6 +2,7 @@ package io.bloomstream.flink;
 
 import io.bloomstream.filter.Hash128;
 import io.bloomstream.filter.Hasher;
+import io.bloomstream.flink.state.ExactKeys;
 import java.io.Serializable;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.annotation.PublicEvolving;
@@ -45,6 +46,12 @@ public abstract class IdSelector<T> implements Serializable {
             }
 
             @Override
+            public String exactKey(T event) {
+                String s = id.apply(event);
+                return s == null || s.isEmpty() ? null : ExactKeys.ofString(s);
+            }
+
+            @Override
             public long shardHash(T event) {
                 String s = id.apply(event);
                 return s == null ? 0 : s.hashCode(); // cached by String, specified by the JLS
@@ -74,6 +81,12 @@ public abstract class IdSelector<T> implements Serializable {
             }
 
             @Override
+            public String exactKey(T event) {
+                byte[] b = id.apply(event);
+                return b == null || b.length == 0 ? null : ExactKeys.ofBytes(b);
+            }
+
+            @Override
             public long shardHash(T event) {
                 byte[] b = id.apply(event);
                 return b == null ? 0 : java.util.Arrays.hashCode(b);
@@ -100,6 +113,12 @@ public abstract class IdSelector<T> implements Serializable {
                 }
                 out[0] = hasher.hash64(v.longValue());
                 return true;
+            }
+
+            @Override
+            public String exactKey(T event) {
+                Long v = id.apply(event);
+                return v == null ? null : ExactKeys.ofLong(v);
             }
 
             @Override
@@ -149,6 +168,15 @@ public abstract class IdSelector<T> implements Serializable {
             }
 
             @Override
+            public String exactKey(T event) {
+                java.util.UUID u = id.apply(event);
+                return u == null
+                        ? null
+                        : ExactKeys.ofBits128(
+                                u.getMostSignificantBits(), u.getLeastSignificantBits());
+            }
+
+            @Override
             public long shardHash(T event) {
                 java.util.UUID u = id.apply(event);
                 return u == null ? 0 : u.getMostSignificantBits() ^ u.getLeastSignificantBits();
@@ -182,6 +210,12 @@ public abstract class IdSelector<T> implements Serializable {
                 }
                 out[0] = mix64(h.h1(), h.h2(), hasher.seed());
                 return true;
+            }
+
+            @Override
+            public String exactKey(T event) {
+                Hash128 h = id.apply(event);
+                return h == null ? null : ExactKeys.ofBits128(h.h1(), h.h2());
             }
 
             @Override
@@ -237,4 +271,13 @@ public abstract class IdSelector<T> implements Serializable {
      */
     @Internal
     public abstract long shardHash(T event);
+
+    /**
+     * The id itself as exact mode stores it ({@link ExactKeys}), or null when the event has no
+     * usable id (as {@link #hash} returns null). Public only for the operators' packages.
+     *
+     * @throws RuntimeException whatever the user's id function throws
+     */
+    @Internal
+    public abstract String exactKey(T event);
 }

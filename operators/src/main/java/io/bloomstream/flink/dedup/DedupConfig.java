@@ -99,6 +99,7 @@ public final class DedupConfig implements Serializable {
     private final int shards;
     private final boolean emitDuplicates;
     private final boolean resetRetentionOnDuplicate;
+    private final boolean exact;
     private final long cacheBytes;
     private final int bundleSize;
     private final Duration bundleDelay;
@@ -110,6 +111,7 @@ public final class DedupConfig implements Serializable {
         this.shards = b.shards;
         this.emitDuplicates = b.emitDuplicates;
         this.resetRetentionOnDuplicate = b.resetRetentionOnDuplicate;
+        this.exact = b.exact;
         this.cacheBytes = b.cacheBytes;
         this.bundleSize = b.bundleSize;
         this.bundleDelay = b.bundleDelay;
@@ -270,6 +272,15 @@ public final class DedupConfig implements Serializable {
         return resetRetentionOnDuplicate;
     }
 
+    /**
+     * Exact mode: the filter stands in front of the ids themselves, kept in keyed state, and only
+     * its "maybe" reads them, so no first occurrence is ever dropped (false by default; see {@link
+     * Builder#exact}).
+     */
+    public boolean exact() {
+        return exact;
+    }
+
     /** The ids one generation is sized for (all of them without retention). */
     long generationItems(long itemsPerKey) {
         return retention == null ? itemsPerKey : retention.generationItems(itemsPerKey);
@@ -319,6 +330,7 @@ public final class DedupConfig implements Serializable {
                 + ", emitDuplicates="
                 + emitDuplicates
                 + (resetRetentionOnDuplicate ? ", resetRetentionOnDuplicate=true" : "")
+                + (exact ? ", exact=true" : "")
                 + ", cacheBytes="
                 + cacheBytes
                 + ", hash="
@@ -344,6 +356,7 @@ public final class DedupConfig implements Serializable {
         private int shards = DEFAULT_SHARDS;
         private boolean emitDuplicates;
         private boolean resetRetentionOnDuplicate;
+        private boolean exact;
         private HashStrategy hashStrategy = DEFAULT_HASH_STRATEGY;
 
         private Builder() {}
@@ -537,6 +550,20 @@ public final class DedupConfig implements Serializable {
          */
         public Builder resetRetentionOnDuplicate(boolean reset) {
             this.resetRetentionOnDuplicate = reset;
+            return this;
+        }
+
+        /**
+         * Exact mode: every id added to the filter is also kept, itself, in keyed state beside the
+         * generation whose filter holds it. A filter's "no" is certain, so a new id costs no state
+         * read; only a "maybe" (a duplicate, or a false positive at the configured fpp) reads the
+         * kept ids, and only an id found there is dropped. The promise becomes exact dedup: a first
+         * occurrence always passes, a duplicate within the retention (or, without one, ever) never
+         * does. State then grows with the distinct ids (see docs/dedup.md for bytes per id); with a
+         * retention, a generation's ids are dropped with it. Default false.
+         */
+        public Builder exact(boolean exact) {
+            this.exact = exact;
             return this;
         }
 

@@ -46,6 +46,7 @@ public final class DedupJudges {
                 config.generations(),
                 config.hasher(),
                 config.resetRetentionOnDuplicate(),
+                config.exact(),
                 config.toString());
     }
 }

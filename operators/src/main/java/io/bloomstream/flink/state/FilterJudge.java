@@ -28,6 +28,13 @@ import org.slf4j.LoggerFactory;
  * last occurrence rather than its first. A generation is freed by {@link #expireAt} (a timer, never
  * the per-record path) once no on-time event can consult it. An event reads one page per stage of
  * each generation it consults and writes at most one page.
+ *
+ * <p>Exact mode ({@link Settings#exact}): the filter stands in front of the ids themselves, kept by
+ * the store per generation ({@link FilterStore#exactContains}). A "no" of a generation's filter is
+ * certain and costs no read of exact entries; a "maybe" reads them, and only an id found there is a
+ * duplicate. Every id added to a generation's filter is added to its exact entries too. So, for ids
+ * added in exact mode, the judge's answer is that of an exact set per generation: a first
+ * occurrence is never dropped, whatever the filters' false-positive rate.
  */
 @Internal
 public final class FilterJudge {
@@ -45,6 +52,8 @@ public final class FilterJudge {
      * @param generationCount G, the generations of the config (checked against 0.1 state)
      * @param hasher the hash strategy and seed of new keys
      * @param resetOnDuplicate whether a duplicate refreshes the id's retention (see above)
+     * @param exact exact mode (see above): the store keeps exact entries and its owner binds each
+     *     event's exact key
      * @param description the config, as a warning names it
      */
     public record Settings(
@@ -56,6 +65,7 @@ public final class FilterJudge {
             int generationCount,
             Hasher hasher,
             boolean resetOnDuplicate,
+            boolean exact,
             String description) {}
 
     /**
@@ -255,7 +265,18 @@ public final class FilterJudge {
                 FilterMeta.Stage st = slotStages.get(i);
                 FilterSpec spec = st.spec(keyHasher);
                 long[] words = store.readPage(s, i, spec, spec.page(h1));
+                if (s == target && i == slotStages.size() - 1) {
+                    targetWords = words;
+                    targetRead = true;
+                }
                 if (words != null && Pages.mightContain(spec, words, h1, h2, scratch)) {
+                    if (settings.exact()) {
+                        boolean found = store.exactContains(s);
+                        metrics.exactRead(found);
+                        if (!found) {
+                            break; // a false positive: the slot's exact entries cover its stages
+                        }
+                    }
                     if (!settings.resetOnDuplicate() || last >= bucket) {
                         metrics.observe(st.itemsAdded, st.bits, st.hashes, st.pageBits, stagesSeen);
                         if (dirty) {
@@ -265,10 +286,6 @@ public final class FilterJudge {
                     }
                     seen = true; // remembered until before the event's bucket only: refresh
                     break;
-                }
-                if (s == target && i == slotStages.size() - 1) {
-                    targetWords = words;
-                    targetRead = true;
                 }
             }
         }
@@ -328,6 +345,9 @@ public final class FilterJudge {
         long[] words = store.pageToWrite(target, stageIndex, spec, page, read);
         Pages.add(spec, words, h1, h2, scratch);
         store.pageWritten(target, stageIndex, spec, page, words);
+        if (settings.exact()) {
+            store.exactAdd(target);
+        }
         current.itemsAdded++;
         if (current.itemsAdded == current.capacity + 1 && !settings.scalable()) {
             warnOverCapacity(current);

@@ -19,4 +19,10 @@ public interface FilterMetrics {
 
     /** A stage of fixed growth passed its capacity. */
     void overCapacity();
+
+    /**
+     * Exact mode: the filter answered "maybe" and the exact entries were read; {@code found} false
+     * is a false positive of the filter that exact mode kept from dropping a first occurrence.
+     */
+    default void exactRead(boolean found) {}
 }

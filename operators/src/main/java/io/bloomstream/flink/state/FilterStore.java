@@ -17,6 +17,13 @@ import org.apache.flink.annotation.Internal;
  * could see the change (an asynchronous snapshot, say). A page returned by {@link #readPage} is
  * read-only; one returned by {@link #pageToWrite} is the judge's to change until it calls {@link
  * #pageWritten}.
+ *
+ * <p>Exact mode ({@link FilterJudge.Settings#exact}): the store also keeps, per generation slot,
+ * the ids themselves (their {@link ExactKeys exact keys}), and its owner binds the current event's
+ * exact key before each call of the judge. The judge reads them only when the filter answers
+ * "maybe", and adds the id to them whenever it adds it to the filter, so a slot's exact entries
+ * hold every id of its filter that was added in exact mode. {@link #dropSlots} and {@link #clear}
+ * drop them with the pages.
  */
 @Internal
 public interface FilterStore {
@@ -55,12 +62,25 @@ public interface FilterStore {
             throws Exception;
 
     /**
-     * Removes every page of the generation slots in {@code slots} (bit s: slot s); the metadata is
-     * written separately.
+     * Whether generation slot {@code slot}'s exact entries hold the current event's id (exact mode
+     * only: a store that keeps none need not implement it).
+     */
+    default boolean exactContains(int slot) throws Exception {
+        throw new UnsupportedOperationException("this store keeps no exact entries");
+    }
+
+    /** Adds the current event's id to generation slot {@code slot}'s exact entries (exact mode). */
+    default void exactAdd(int slot) throws Exception {
+        throw new UnsupportedOperationException("this store keeps no exact entries");
+    }
+
+    /**
+     * Removes every page, and in exact mode every exact entry, of the generation slots in {@code
+     * slots} (bit s: slot s); the metadata is written separately.
      */
     void dropSlots(long slots) throws Exception;
 
-    /** Removes the current key's metadata and every page. */
+    /** Removes the current key's metadata, every page and every exact entry. */
     void clear() throws Exception;
 
     /**

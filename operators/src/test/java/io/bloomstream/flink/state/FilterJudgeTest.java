@@ -62,6 +62,7 @@ class FilterJudgeTest {
                 retention == 0 ? 1 : generations,
                 HASHER,
                 reset,
+                false,
                 "test");
     }
 
