@@ -63,10 +63,11 @@ import org.apache.flink.util.Collector;
  * budget". A run whose job fails is reported "failed" and the matrix goes on.
  *
  * <p>Usage: {@code java -Xmx10g -cp benchmarks/target/benchmarks.jar
- * io.bloomstream.benchmarks.JobBenchmark [--ids=1000000,10000000,100000000] [--duplication=2]
- * [--fpp=0.01] [--backends=hashmap,rocksdb] [--parallelism=1,2] [--pipelines=pass-through,
- * bloom-default,bloom-fixed,exact] [--exact-budget=20m] [--budget=4h]
- * [--csv=benchmarks/job-throughput.csv]}; the Markdown goes to the CSV's name with {@code .md}.
+ * io.bloomstream.benchmarks.JobBenchmark [--ids=1000000,10000000,100000000] [--duplication=2 |
+ * --duplicates=0.1] [--rounds=1] [--fpp=0.01] [--backends=hashmap,rocksdb,rocksdb-bloom]
+ * [--parallelism=1,2] [--pipelines=pass-through, bloom-default,bloom-fixed,exact]
+ * [--exact-budget=20m] [--budget=4h] [--csv=benchmarks/job-throughput.csv]}; the Markdown goes to
+ * the CSV's name with {@code .md}.
  */
 public final class JobBenchmark {
 
@@ -99,6 +100,8 @@ public final class JobBenchmark {
         VARIANTS.put("unbundled", DedupConfig.Builder::noBundles);
         // the hash path before issue 21: XXH3-128 (what state of 0.4 and before restores with)
         VARIANTS.put("xxh3-128", b -> b.hashStrategy(io.bloomstream.filter.HashStrategy.XXH3_128));
+        // exact mode (issue 31): the filter in front of the ids themselves
+        VARIANTS.put("exact", b -> b.exact(true));
     }
 
     static final int MAX_READERS = 64;
@@ -115,14 +118,23 @@ public final class JobBenchmark {
             Files.createDirectories(o.csv().getParent());
         }
         List<JobRun> runs = new ArrayList<>();
+        List<Integer> roundOf = new ArrayList<>();
+        List<String> contenders = new ArrayList<>();
+        for (String backend : o.backends()) {
+            for (String pipeline : o.pipelines()) {
+                contenders.add(backend + " " + pipeline);
+            }
+        }
         try (Writer csv = Files.newBufferedWriter(o.csv())) {
             csv.write(JobRun.CSV_HEADER + "\n");
-            for (long ids : o.ids()) {
-                for (String backend : o.backends()) {
+            for (int round = 1; round <= o.rounds(); round++) {
+                for (long ids : o.ids()) {
                     for (int parallelism : o.parallelism()) {
-                        for (String pipeline : o.pipelines()) {
-                            JobRun r = run(o, pipeline, backend, parallelism, ids);
+                        for (String contender : SqlRounds.order(contenders, round)) {
+                            String[] bp = contender.split(" ");
+                            JobRun r = run(o, bp[1], bp[0], parallelism, ids);
                             runs.add(r);
+                            roundOf.add(round);
                             csv.write(r.csvLine() + "\n");
                             csv.flush(); // a crash later keeps the runs so far
                         }
@@ -133,7 +145,7 @@ public final class JobBenchmark {
         String table =
                 String.format(
                                 Locale.ROOT,
-                                "## JobBenchmark: %s distinct ids x %d, p = %s, exact budget %s,"
+                                "## JobBenchmark: %s distinct ids x %.4f, p = %s, exact budget %s,"
                                         + " others %s%n%n",
                                 Arrays.toString(o.ids()),
                                 o.duplication(),
@@ -141,6 +153,9 @@ public final class JobBenchmark {
                                 o.exactBudget(),
                                 o.budget())
                         + JobRun.markdown(runs);
+        if (o.rounds() > 1) {
+            table += JobRounds.summary(runs, roundOf);
+        }
         String name = o.csv().getFileName().toString().replaceFirst("\\.csv$", "") + ".md";
         Path md = o.csv().resolveSibling(name);
         Files.writeString(md, table);
@@ -198,7 +213,7 @@ public final class JobBenchmark {
     private static JobRun run(
             JobOptions o, String pipeline, String backend, int parallelism, long distinct)
             throws Exception {
-        long records = distinct * o.duplication();
+        long records = Math.round(distinct * o.duplication());
         for (int i = 0; i < MAX_READERS; i++) {
             INPUT.set(i, 0);
             FIRST_NANOS.set(i, 0);
@@ -209,7 +224,15 @@ public final class JobBenchmark {
         long heapBefore = Memory.liveHeap();
         long rssBefore = Memory.rss();
         Configuration conf = new Configuration();
-        conf.set(StateBackendOptions.STATE_BACKEND, backend);
+        conf.set(
+                StateBackendOptions.STATE_BACKEND,
+                backend.equals("rocksdb-bloom") ? "rocksdb" : backend);
+        if (backend.equals("rocksdb-bloom")) {
+            // what a tuned user tries first: RocksDB's own bloom filters on its SST files
+            conf.set(
+                    org.apache.flink.state.rocksdb.RocksDBConfigurableOptions.USE_BLOOM_FILTER,
+                    true);
+        }
         conf.set(PipelineOptions.GENERIC_TYPES, false);
         Path checkpoints = Files.createTempDirectory("bloomstream-checkpoints");
         conf.set(CheckpointingOptions.CHECKPOINT_STORAGE, "filesystem");

@@ -13,25 +13,32 @@ import java.util.Map;
  * The command line of {@link JobBenchmark}: {@code --name=value} options, each checked.
  *
  * @param ids the numbers of distinct ids ({@code --ids})
- * @param duplication passes over the ids ({@code --duplication})
+ * @param duplication passes over the ids ({@code --duplication}, a whole number), or {@code 1 / (1
+ *     - d)} for {@code --duplicates=d}, the share of the records that are duplicates (0.5: each id
+ *     twice; 0.1: the last pass covers one id in nine)
  * @param fpp the Bloom pipelines' target false-positive rate ({@code --fpp})
- * @param backends "hashmap" and/or "rocksdb" ({@code --backends})
+ * @param backends "hashmap", "rocksdb", "rocksdb-bloom" (RocksDB with {@code
+ *     state.backend.rocksdb.use-bloom-filter: true}) ({@code --backends})
  * @param parallelism the job parallelisms ({@code --parallelism})
  * @param pipelines the pipelines, in run order ({@code --pipelines})
  * @param exactBudget the time budget of an exact dedup run ({@code --exact-budget})
  * @param budget the time budget of every other run ({@code --budget})
  * @param csv the CSV file of the runs ({@code --csv}); the Markdown table goes beside it
+ * @param rounds rounds of the whole matrix ({@code --rounds}, default 1), the order of the
+ *     contenders (backend and pipeline) reversed in even rounds; with more than one a summary of
+ *     medians follows the table
  */
 record JobOptions(
         long[] ids,
-        int duplication,
+        double duplication,
         double fpp,
         List<String> backends,
         int[] parallelism,
         List<String> pipelines,
         Duration exactBudget,
         Duration budget,
-        Path csv) {
+        Path csv,
+        int rounds) {
 
     static JobOptions parse(String[] args) {
         Map<String, String> a = new LinkedHashMap<>();
@@ -51,7 +58,7 @@ record JobOptions(
         JobOptions o =
                 new JobOptions(
                         longs(a.remove("ids"), "1000000,10000000,100000000"),
-                        Integer.parseInt(a.getOrDefault("duplication", "2")),
+                        duplication(a.get("duplication"), a.get("duplicates")),
                         Double.parseDouble(a.getOrDefault("fpp", "0.01")),
                         List.of(a.getOrDefault("backends", "hashmap,rocksdb").split(",")),
                         Arrays.stream(a.getOrDefault("parallelism", "1,2").split(","))
@@ -62,10 +69,13 @@ record JobOptions(
                                 : defaultPipelines,
                         duration(a.getOrDefault("exact-budget", "20m")),
                         duration(a.getOrDefault("budget", "4h")),
-                        Path.of(a.getOrDefault("csv", "benchmarks/job-throughput.csv")));
+                        Path.of(a.getOrDefault("csv", "benchmarks/job-throughput.csv")),
+                        Integer.parseInt(a.getOrDefault("rounds", "1")));
         for (String k :
                 List.of(
                         "duplication",
+                        "duplicates",
+                        "rounds",
                         "fpp",
                         "backends",
                         "parallelism",
@@ -88,8 +98,8 @@ record JobOptions(
                 throw new IllegalArgumentException("--ids must be >= 1, was " + n);
             }
         }
-        if (duplication < 1) {
-            throw new IllegalArgumentException("--duplication must be >= 1, was " + duplication);
+        if (rounds < 1) {
+            throw new IllegalArgumentException("--rounds must be >= 1, was " + rounds);
         }
         for (int p : parallelism) {
             if (p < 1 || p > JobBenchmark.MAX_READERS) {
@@ -97,8 +107,9 @@ record JobOptions(
             }
         }
         for (String b : backends) {
-            if (!b.equals("hashmap") && !b.equals("rocksdb")) {
-                throw new IllegalArgumentException("--backends: hashmap or rocksdb, was " + b);
+            if (!b.equals("hashmap") && !b.equals("rocksdb") && !b.equals("rocksdb-bloom")) {
+                throw new IllegalArgumentException(
+                        "--backends: hashmap, rocksdb or rocksdb-bloom, was " + b);
             }
         }
         for (String named : pipelines) {
@@ -119,6 +130,25 @@ record JobOptions(
                                 + named);
             }
         }
+    }
+
+    /** Passes over the ids: {@code --duplication=N} (default 2) or {@code --duplicates=d}. */
+    static double duplication(String passes, String duplicates) {
+        if (passes != null && duplicates != null) {
+            throw new IllegalArgumentException("give --duplication or --duplicates, not both");
+        }
+        if (duplicates != null) {
+            double d = Double.parseDouble(duplicates);
+            if (!(d >= 0 && d < 1)) {
+                throw new IllegalArgumentException("--duplicates must be in [0, 1), was " + d);
+            }
+            return 1 / (1 - d);
+        }
+        int n = Integer.parseInt(passes == null ? "2" : passes);
+        if (n < 1) {
+            throw new IllegalArgumentException("--duplication must be >= 1, was " + n);
+        }
+        return n;
     }
 
     private static long[] longs(String value, String defaults) {

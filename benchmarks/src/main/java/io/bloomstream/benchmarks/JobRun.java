@@ -12,9 +12,10 @@ import java.util.Locale;
  * of distinct ids, as a row of the CSV file that {@link JobThroughputChart} reads back.
  *
  * @param distinctIds distinct ids in the input
- * @param duplication passes over the ids (records planned = distinctIds * duplication)
+ * @param duplication passes over the ids (records planned = distinctIds * duplication, rounded; a
+ *     fraction: the last pass is partial, {@code --duplicates})
  * @param fpp the Bloom pipelines' target false-positive rate
- * @param backend "hashmap" or "rocksdb"
+ * @param backend "hashmap", "rocksdb" or "rocksdb-bloom" (RocksDB with its own bloom filters)
  * @param parallelism the job's parallelism
  * @param pipeline "pass-through", "bloom-default", "bloom-VARIANT" or "exact"
  * @param recordsDone records that entered the pipeline before it was stopped
@@ -31,7 +32,7 @@ import java.util.Locale;
  */
 record JobRun(
         long distinctIds,
-        int duplication,
+        double duplication,
         double fpp,
         String backend,
         int parallelism,
@@ -59,7 +60,7 @@ record JobRun(
     static final String CSV_HEADER = CSV_HEADER_14 + ",heap_bytes,rss_bytes";
 
     long recordsPlanned() {
-        return distinctIds * duplication;
+        return Math.round(distinctIds * duplication);
     }
 
     double recordsPerSecond() {
@@ -86,7 +87,7 @@ record JobRun(
     String csvLine() {
         return String.format(
                 Locale.ROOT,
-                "%d,%d,%s,%s,%d,%s,%d,%d,%.3f,%.1f,%d,%d,%.4f,%s,%d,%d",
+                "%d,%s,%s,%s,%d,%s,%d,%d,%.3f,%.1f,%d,%d,%.4f,%s,%d,%d",
                 distinctIds,
                 duplication,
                 fpp,
@@ -116,7 +117,7 @@ record JobRun(
         }
         return new JobRun(
                 Long.parseLong(f[0]),
-                Integer.parseInt(f[1]),
+                Double.parseDouble(f[1]),
                 Double.parseDouble(f[2]),
                 f[3],
                 Integer.parseInt(f[4]),
