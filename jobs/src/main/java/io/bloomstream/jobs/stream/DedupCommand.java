@@ -63,6 +63,14 @@ public final class DedupCommand implements Callable<Integer> {
     @Mixin RecordFormat records;
 
     @Option(
+            names = "--exact",
+            description =
+                    "Exact mode: keep the ids themselves behind the filter, which then only saves"
+                            + " reads (a new id costs none). No first occurrence is ever dropped;"
+                            + " state grows with the distinct ids (see docs/dedup.md).")
+    boolean exact;
+
+    @Option(
             names = "--retention",
             paramLabel = "DURATION",
             description =
@@ -165,6 +173,7 @@ public final class DedupCommand implements Callable<Integer> {
         records.record(s);
         s.put("--retention", retention == null ? null : retention.toString());
         s.put("--time-field", timeField);
+        s.put("--exact", exact ? "true" : null);
         return s;
     }
 
@@ -211,7 +220,10 @@ public final class DedupCommand implements Callable<Integer> {
                         spec,
                         () -> {
                             DedupConfig.Builder b =
-                                    DedupConfig.builder().expectedItems(expectedItems).fpp(fpp);
+                                    DedupConfig.builder()
+                                            .expectedItems(expectedItems)
+                                            .fpp(fpp)
+                                            .exact(exact);
                             if (retention != null) {
                                 b.retention(
                                         retention,

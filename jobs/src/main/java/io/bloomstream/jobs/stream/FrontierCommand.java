@@ -64,6 +64,14 @@ public final class FrontierCommand implements Callable<Integer> {
             description = "False-positive rate, e.g. 0.01 or 1%. Default ${DEFAULT-VALUE}.")
     double fpp = DedupConfig.DEFAULT_FPP;
 
+    @Option(
+            names = "--exact",
+            description =
+                    "Exact mode: keep each host's URLs themselves behind its filter, which then"
+                            + " only saves reads. No new URL is ever dropped; state grows with the"
+                            + " distinct URLs (see docs/dedup.md).")
+    boolean exact;
+
     @Override
     public Integer call() throws Exception {
         io.validate("frontier");
@@ -73,16 +81,7 @@ public final class FrontierCommand implements Callable<Integer> {
         io.writeOutput(out.records());
         io.writeRejected(out.rejected());
         RunOptions.Run run =
-                console.execute(
-                        spec,
-                        io,
-                        env,
-                        "bloomstream frontier",
-                        java.util.Map.of(
-                                "--expected-items",
-                                String.valueOf(expectedItems),
-                                "--fpp",
-                                String.valueOf(fpp)));
+                console.execute(spec, io, env, "bloomstream frontier", stateSettings());
         if (!io.kafka()) {
             Commands.summary(
                     spec,
@@ -95,10 +94,25 @@ public final class FrontierCommand implements Callable<Integer> {
         return 0;
     }
 
+    /** The flags that shape the state, as {@code --state-dir} records them. */
+    java.util.Map<String, String> stateSettings() {
+        java.util.Map<String, String> s = new java.util.LinkedHashMap<>();
+        s.put("--expected-items", String.valueOf(expectedItems));
+        s.put("--fpp", String.valueOf(fpp));
+        s.put("--exact", exact ? "true" : null);
+        return s;
+    }
+
     /** The filters of the flags: one per host. */
     DedupConfig config() {
         return Commands.config(
-                spec, () -> DedupConfig.builder().expectedItems(expectedItems).fpp(fpp).build());
+                spec,
+                () ->
+                        DedupConfig.builder()
+                                .expectedItems(expectedItems)
+                                .fpp(fpp)
+                                .exact(exact)
+                                .build());
     }
 
     /**

@@ -55,6 +55,34 @@ class JobCommandsTest {
         assertThat((double) (truth - written.size())).isBetween(0.0, bound);
     }
 
+    /**
+     * Exact mode behind a deliberately bad filter (100 ids expected of 20,000, p = 30%: the filter
+     * alone drops most first occurrences) writes every distinct id exactly once.
+     */
+    @Test
+    void dedupExactWritesEveryDistinctIdOnceBehindABadFilter() throws Exception {
+        Path data = Cli.testdata().resolve("dedup");
+        Path out = tmp.resolve("exact");
+        assertThat(
+                        cli.run(
+                                "dedup",
+                                "--input",
+                                data.resolve("ids.txt").toString(),
+                                "--output",
+                                out.toString(),
+                                "--expected-items",
+                                "100",
+                                "--fpp",
+                                "0.3",
+                                "--exact"))
+                .as(cli.err.toString())
+                .isZero();
+        List<String> written = Cli.readParts(out);
+        Set<String> distinct = new HashSet<>(Files.readAllLines(data.resolve("ids.txt")));
+        assertThat(written).hasSize(distinct.size());
+        assertThat(new HashSet<>(written)).isEqualTo(distinct);
+    }
+
     @Test
     void dedupWithATimeFieldRemembersIdsForTheRetentionInEventTime() throws Exception {
         // Each id j occurs at b, b + 5 s (a duplicate under 10 s retention) and b + 25 s (past
@@ -290,6 +318,37 @@ class JobCommandsTest {
                 assertThat(previous == null || previous < line).as(url).isTrue();
             }
         }
+    }
+
+    @Test
+    void frontierExactWritesEveryNormalizedUrlOnceBehindABadFilter() throws Exception {
+        Path urls = Cli.testdata().resolve("urls");
+        Path out = tmp.resolve("frontier-exact");
+        assertThat(
+                        cli.run(
+                                "frontier",
+                                "--input",
+                                urls.resolve("crawl.txt").toString(),
+                                "--output",
+                                out.toString(),
+                                "--expected-items",
+                                "10",
+                                "--fpp",
+                                "0.3",
+                                "--exact"))
+                .as(cli.err.toString())
+                .isZero();
+        Set<String> truth = new HashSet<>();
+        for (String line : Files.readAllLines(urls.resolve("crawl.txt"))) {
+            try {
+                truth.add(UrlNormalizer.normalize(line));
+            } catch (UrlNormalizer.MalformedUrl e) {
+                // rejected
+            }
+        }
+        List<String> written = Cli.readParts(out);
+        assertThat(written).hasSize(truth.size());
+        assertThat(new HashSet<>(written)).isEqualTo(truth);
     }
 
     private static List<String> partFiles(Path dir) throws Exception {
