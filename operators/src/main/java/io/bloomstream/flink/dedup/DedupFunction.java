@@ -349,11 +349,17 @@ public class DedupFunction<K, T> extends KeyedProcessFunction<K, T, T>
                                 new ListStateDescriptor<>(SHAPE_STATE, StringSerializer.INSTANCE));
         watermarkFloor = new WatermarkFloor();
         watermarkFloor.initialize(context);
+        keepsExactEntries = config.exact();
         if (context.isRestored()) {
-            for (String recorded : shapeState.get()) {
-                shape.checkRestore(StateShape.decode(recorded), LOG);
+            for (String text : shapeState.get()) {
+                StateShape recorded = StateShape.decode(text);
+                shape.checkRestore(recorded, LOG);
+                keepsExactEntries |= recorded.mayHoldExactEntries();
                 break; // every subtask wrote the same record
             }
+        }
+        if (keepsExactEntries) {
+            shape = shape.withExactEntries(); // dropped with their generations, exact or not
         }
     }
 

@@ -65,6 +65,21 @@ class SavepointCompatibilityTest {
                         .fpp(0.01)
                         .retention(Duration.ofSeconds(30), TimeDomain.EVENT_TIME)
                         .generations(3)
+                        .build()),
+        /**
+         * 0.5 in exact mode (dedup shape 3, exact entries 1) behind a deliberately bad filter (0.3,
+         * fixed, each key's 200 ids in a filter for 100), so that what restores is judged by the
+         * exact entries.
+         */
+        V0_5_EXACT(
+                "exact-0.5",
+                DedupConfig.builder()
+                        .expectedItems(100)
+                        .fpp(0.3)
+                        .fixed()
+                        .retention(Duration.ofSeconds(30), TimeDomain.EVENT_TIME)
+                        .generations(3)
+                        .exact(true)
                         .build());
 
         final String name;
@@ -208,7 +223,7 @@ class SavepointCompatibilityTest {
     @Test
     @EnabledIfSystemProperty(named = "bloomstream.writeSnapshots", matches = "true")
     void writeSnapshots() throws Exception {
-        Version v = Version.V0_5;
+        Version v = Version.V0_5_EXACT;
         for (Backend backend : Backend.values()) {
             try (var h = DedupHarness.create(v.config, backend, 1, 0)) {
                 h.open();
