@@ -172,15 +172,23 @@ class ExactDedupTest {
      * The exact entries in the operator's keyed state, counted key by key and slot by slot through
      * the backend (heap or RocksDB), after the bundle is judged and the cache written back.
      */
-    @SuppressWarnings("unchecked")
     static long exactEntries(AbstractStreamOperatorTestHarness<?> h) throws Exception {
+        return exactKeys(h).size();
+    }
+
+    /**
+     * The exact keys in the operator's keyed state (of every key and slot), as {@link
+     * #exactEntries}.
+     */
+    @SuppressWarnings("unchecked")
+    static List<String> exactKeys(AbstractStreamOperatorTestHarness<?> h) throws Exception {
         DedupOperator<?, ?> op = (DedupOperator<?, ?>) h.getOperator();
         op.judgeBundleNow();
         op.flush();
         KeyedStateBackend<Object> backend =
                 (KeyedStateBackend<Object>) ((AbstractStreamOperator<?>) op).getKeyedStateBackend();
         Object current = backend.getCurrentKey();
-        long n = 0;
+        List<String> found = new ArrayList<>();
         for (int slot = 0; slot < 64; slot++) {
             List<Object> keys;
             try (var stream = backend.getKeys(DedupFunction.EXACT_STATE, slot)) {
@@ -194,14 +202,14 @@ class ExactDedupTest {
                                         IntSerializer.INSTANCE,
                                         ExactEntries.descriptor(DedupFunction.EXACT_STATE));
                 state.setCurrentNamespace(slot);
-                for (String ignored : state.keys()) {
-                    n++;
+                for (String id : state.keys()) {
+                    found.add(id);
                 }
             }
         }
         if (current != null) {
             backend.setCurrentKey(current);
         }
-        return n;
+        return found;
     }
 }
