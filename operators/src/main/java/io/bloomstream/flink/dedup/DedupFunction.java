@@ -7,6 +7,7 @@ import io.bloomstream.flink.internal.IdHashes;
 import io.bloomstream.flink.internal.RejectLog;
 import io.bloomstream.flink.internal.TimeMath;
 import io.bloomstream.flink.internal.WatermarkFloor;
+import io.bloomstream.flink.state.ExactEntries;
 import io.bloomstream.flink.state.FilterJudge;
 import io.bloomstream.flink.state.FilterMeta;
 import io.bloomstream.flink.state.KeyCache;
@@ -55,6 +56,12 @@ public class DedupFunction<K, T> extends KeyedProcessFunction<K, T, T>
     public static final String PAGES_STATE = "bloom-pages";
 
     /**
+     * State name of exact mode's entries (part of the savepoint contract): a keyed map state
+     * namespaced by generation slot, see {@link ExactEntries}.
+     */
+    public static final String EXACT_STATE = "bloom-exact";
+
+    /**
      * Operator (union list) state that records the shape of the state: its own version (the dedup
      * shape, not the metadata format), hash, shards, time domain and retention (see {@link
      * StateShape}); checked on restore.
@@ -91,6 +98,12 @@ public class DedupFunction<K, T> extends KeyedProcessFunction<K, T, T>
     private transient WatermarkFloor watermarkFloor;
 
     private transient org.apache.flink.streaming.api.operators.KeyContext keyContext;
+
+    /** The operator's keyed state backend (exact entries live in a namespaced state of it). */
+    private transient org.apache.flink.runtime.state.KeyedStateBackend<?> keyedBackend;
+
+    /** Whether the state may hold exact entries (exact mode now, or in the restored shape). */
+    private transient boolean keepsExactEntries;
 
     /** The current event's hash, computed once by the operator ({@link DedupOperator}). */
     private transient EventHash hash;
@@ -143,10 +156,23 @@ public class DedupFunction<K, T> extends KeyedProcessFunction<K, T, T>
                                 shardsHere() * config.generations() * stageBytes(),
                                 Runtime.getRuntime().maxMemory());
         KeyCache cache = cacheBytes == 0 ? null : new KeyCache(cacheBytes, keyContext, meta, pages);
+        ExactEntries exact = null;
+        if (config.exact() || keepsExactEntries) {
+            if (keyedBackend == null) {
+                throw new IllegalStateException(
+                        "exact mode needs the dedup operator's keyed state backend: run the"
+                                + " function through BloomDedup");
+            }
+            exact = ExactEntries.open(keyedBackend, EXACT_STATE);
+        }
         // the write-back cache keeps the metadata of the keys it holds: no second cache then
         store =
                 new KeyedStateStore(
-                        meta, pages, cache, cache == null ? KeyedStateStore.META_CACHE_KEYS : 0);
+                        meta,
+                        pages,
+                        cache,
+                        cache == null ? KeyedStateStore.META_CACHE_KEYS : 0,
+                        exact);
     }
 
     /** The bytes of the first stage of a key's filter: sizes an automatic write-back cache. */
@@ -173,6 +199,15 @@ public class DedupFunction<K, T> extends KeyedProcessFunction<K, T, T>
     }
 
     /**
+     * Lends the function its operator's keyed state backend, where exact mode keeps its entries
+     * (namespaced by generation slot, which a runtime context cannot give). Called before {@link
+     * #open}.
+     */
+    void useKeyedStateBackend(org.apache.flink.runtime.state.KeyedStateBackend<?> backend) {
+        this.keyedBackend = backend;
+    }
+
+    /**
      * The holder of the current event's hash, which the operator fills once per event before the
      * function sees it (see {@link EventHash}).
      */
@@ -183,9 +218,16 @@ public class DedupFunction<K, T> extends KeyedProcessFunction<K, T, T>
         return hash;
     }
 
-    /** Hashes an event's id into {@code into}; see {@link EventHash}. */
+    /**
+     * Hashes an event's id into {@code into} and, in exact mode, takes its exact key; see {@link
+     * EventHash}.
+     */
     void hash(T event, EventHash into) {
         into.valid = IdHashes.hashInto(idSelector, event, hasher, into.h);
+        if (config.exact()) {
+            into.exact = into.valid ? idSelector.exactKey(event) : null;
+            into.valid = into.exact != null;
+        }
     }
 
     /**
@@ -254,8 +296,11 @@ public class DedupFunction<K, T> extends KeyedProcessFunction<K, T, T>
             }
         }
         Object key = ctx.getCurrentKey();
-        boolean first =
-                judge.addIfAbsent(store.bind(key), key, hash.h[0], hash.h[1], time, horizon);
+        store.bind(key);
+        if (hash.exact != null) {
+            store.bindExact(hash.exact);
+        }
+        boolean first = judge.addIfAbsent(store, key, hash.h[0], hash.h[1], time, horizon);
         store.trim(); // past the cache's budget: write back and drop the least recently used keys
         if (first) {
             metrics.passed.inc();
@@ -304,11 +349,17 @@ public class DedupFunction<K, T> extends KeyedProcessFunction<K, T, T>
                                 new ListStateDescriptor<>(SHAPE_STATE, StringSerializer.INSTANCE));
         watermarkFloor = new WatermarkFloor();
         watermarkFloor.initialize(context);
+        keepsExactEntries = config.exact();
         if (context.isRestored()) {
-            for (String recorded : shapeState.get()) {
-                shape.checkRestore(StateShape.decode(recorded), LOG);
+            for (String text : shapeState.get()) {
+                StateShape recorded = StateShape.decode(text);
+                shape.checkRestore(recorded, LOG);
+                keepsExactEntries |= recorded.mayHoldExactEntries();
                 break; // every subtask wrote the same record
             }
+        }
+        if (keepsExactEntries) {
+            shape = shape.withExactEntries(); // dropped with their generations, exact or not
         }
     }
 

@@ -61,6 +61,19 @@ public final class DedupMetrics implements io.bloomstream.flink.state.FilterMetr
     /** Counter: filters that went past their capacity (fixed growth only). */
     public static final String OVER_CAPACITY = "bloomOverCapacity";
 
+    /**
+     * Counter, exact mode: reads of the exact entries, one per generation whose filter answered
+     * "maybe" (every duplicate, and every false positive of a filter).
+     */
+    public static final String EXACT_READS = "bloomExactReads";
+
+    /**
+     * Counter, exact mode: filter false positives that the exact entries caught, each a first
+     * occurrence that the filter alone would have dropped (or a look past a generation that does
+     * not hold the id).
+     */
+    public static final String FALSE_POSITIVES_CAUGHT = "bloomFalsePositivesCaught";
+
     public final Counter recordsIn;
     public final Counter passed;
     public final Counter duplicates;
@@ -68,6 +81,8 @@ public final class DedupMetrics implements io.bloomstream.flink.state.FilterMetr
     public final Counter late;
     public final Counter widenedGenerations;
     public final Counter overCapacity;
+    public final Counter exactReads;
+    public final Counter falsePositivesCaught;
     // The fullest stage since the last read, by load n/m; fill and rate are computed on read,
     // so the per-event cost is a comparison.
     // Volatile so that the per-record check in observe reads them without the lock; written under
@@ -88,6 +103,8 @@ public final class DedupMetrics implements io.bloomstream.flink.state.FilterMetr
         late = group.counter(LATE);
         widenedGenerations = group.counter(WIDENED_GENERATIONS);
         overCapacity = group.counter(OVER_CAPACITY);
+        exactReads = group.counter(EXACT_READS);
+        falsePositivesCaught = group.counter(FALSE_POSITIVES_CAUGHT);
         group.gauge(WORST_FILL_RATIO, (Gauge<Double>) this::worstFill);
         group.gauge(ESTIMATED_FPP, (Gauge<Double>) this::takeWorstFpp);
         group.gauge(CASCADE_STAGES, (Gauge<Integer>) this::takeMaxStages);
@@ -159,6 +176,14 @@ public final class DedupMetrics implements io.bloomstream.flink.state.FilterMetr
     @Override
     public void overCapacity() {
         overCapacity.inc();
+    }
+
+    @Override
+    public void exactRead(boolean found) {
+        exactReads.inc();
+        if (!found) {
+            falsePositivesCaught.inc();
+        }
     }
 
     /** Called by the task thread only (the gauge reads from the reporter's thread). */

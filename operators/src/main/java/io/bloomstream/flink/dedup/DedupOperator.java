@@ -46,6 +46,7 @@ public final class DedupOperator<K, T> extends KeyedProcessOperator<K, T, T> {
     private transient long[] h1s;
     private transient long[] h2s;
     private transient boolean[] valid;
+    private transient String[] exacts;
     private transient long[][] pages;
     private transient Object[] keyOf;
     private transient TypeSerializer<T> copier;
@@ -68,6 +69,7 @@ public final class DedupOperator<K, T> extends KeyedProcessOperator<K, T, T> {
     @SuppressWarnings("unchecked")
     public void open() throws Exception {
         function.useKeyContext(this);
+        function.useKeyedStateBackend(getKeyedStateBackend());
         hash = function.eventHash();
         if (getStateKeySelector1() instanceof Shards.Selector<?> selector && selector.by64()) {
             shardKeys = new Integer[selector.shards()];
@@ -81,6 +83,7 @@ public final class DedupOperator<K, T> extends KeyedProcessOperator<K, T, T> {
             h1s = new long[bundleSize];
             h2s = new long[bundleSize];
             valid = new boolean[bundleSize];
+            exacts = new String[bundleSize];
             pages = new long[bundleSize][];
             keyOf = new Object[bundleSize];
             if (getExecutionConfig().isObjectReuseEnabled()) {
@@ -126,6 +129,7 @@ public final class DedupOperator<K, T> extends KeyedProcessOperator<K, T, T> {
             key = keyCopier.copy(key);
         }
         valid[i] = hash.valid;
+        exacts[i] = hash.exact; // a String: immutable, kept as is under object reuse too
         h1s[i] = hash.h[0];
         h2s[i] = hash.h[1];
         keyOf[i] = key;
@@ -170,6 +174,8 @@ public final class DedupOperator<K, T> extends KeyedProcessOperator<K, T, T> {
                 setCurrentKey(keyOf[i]); // as setKeyContextElement1 did when it arrived
                 keyOf[i] = null;
                 hash.valid = valid[i];
+                hash.exact = exacts[i];
+                exacts[i] = null;
                 hash.h[0] = h1s[i];
                 hash.h[1] = h2s[i];
                 super.processElement(record);

@@ -29,8 +29,17 @@ import org.slf4j.Logger;
  * on; ids already forgotten under a shorter old retention stay forgotten). These changes are
  * logged.
  *
+ * <p>Exact mode ({@code exact}) may be switched either way at a restore, and the switch is logged.
+ * On: ids added before the switch have no exact entries, so a duplicate of one of them may pass
+ * once more (exact mode prefers passing to dropping); ids added from then on are judged exactly.
+ * Off: the exact entries stay in state, unread, until their generation expires (without retention:
+ * for ever), and are read again if exact mode is switched back on. {@code exactEntries} records
+ * whether the state may hold exact entries (exact mode now or at any earlier snapshot), so that a
+ * job without exact mode still drops them with their generation.
+ *
  * <p>Versions (the {@code version} field; the <em>dedup shape</em>, counted apart from the metadata
- * format of each key): {@link #VERSION_1}, no record, and {@link #VERSION_2}, the record.
+ * format of each key): {@link #VERSION_1}, no record, {@link #VERSION_2}, the record, and {@link
+ * #VERSION_3}, exact mode. A record of version 2 restores as one without exact entries.
  */
 @Internal
 final class StateShape {
@@ -47,8 +56,14 @@ final class StateShape {
      */
     static final int VERSION_2 = 2;
 
+    /** The fields {@code exact} and {@code exactEntries} (exact mode, bloomstream 0.5 on). */
+    static final int VERSION_3 = 3;
+
     /** The version of the record this bloomstream writes. */
-    static final int VERSION = VERSION_2;
+    static final int VERSION = VERSION_3;
+
+    private static final String EXACT = "exact";
+    private static final String EXACT_ENTRIES = "exactEntries";
 
     /** The {@code shards} value of per-key dedup. */
     private static final String SHARDS_PER_KEY = "none (per key)";
@@ -76,7 +91,25 @@ final class StateShape {
         f.put("fpp", Double.toString(config.fpp()));
         f.put("pageBits", Integer.toString(config.pageBits()));
         f.put("growth", config.growth().name());
+        f.put(EXACT, Boolean.toString(config.exact()));
+        f.put(EXACT_ENTRIES, Boolean.toString(config.exact()));
         return new StateShape(f);
+    }
+
+    /**
+     * This shape, recording that the state may hold exact entries (exact mode now, or in the state
+     * it restored).
+     */
+    StateShape withExactEntries() {
+        Map<String, String> f = new LinkedHashMap<>(fields);
+        f.put(EXACT_ENTRIES, "true");
+        return new StateShape(f);
+    }
+
+    /** Whether state of this recorded shape may hold exact entries (false before version 3). */
+    boolean mayHoldExactEntries() {
+        return Boolean.parseBoolean(fields.get(EXACT_ENTRIES))
+                || Boolean.parseBoolean(fields.get(EXACT));
     }
 
     String encode() {
@@ -139,8 +172,28 @@ final class StateShape {
                                 + " occurrences)");
             }
         }
+        boolean wasExact = Boolean.parseBoolean(recorded.fields.get(EXACT));
+        boolean isExact = Boolean.parseBoolean(fields.get(EXACT));
+        if (!wasExact && isExact) {
+            log.info(
+                    "Restoring dedup state with exact mode switched on: ids added before the"
+                            + " switch have no exact entries, so a duplicate of one of them may"
+                            + " pass once more (exact mode prefers passing to dropping); ids added"
+                            + " from now on are judged exactly");
+        } else if (wasExact && !isExact) {
+            log.info(
+                    "Restoring dedup state with exact mode switched off: duplicates are judged by"
+                            + " the Bloom filters alone again; the exact entries stay in state,"
+                            + " unread (read again if exact mode is switched back on), until their"
+                            + " generation expires (without retention: for ever)");
+        }
         for (Map.Entry<String, String> e : fields.entrySet()) {
             String was = recorded.fields.get(e.getKey());
+            if (e.getKey().equals("version")
+                    || e.getKey().equals(EXACT)
+                    || e.getKey().equals(EXACT_ENTRIES)) {
+                continue; // an older record restores as such; exact mode is logged above
+            }
             if (was != null && !was.equals(e.getValue())) {
                 log.info(
                         "Restoring dedup state with field {} changed from {} to {}: existing"

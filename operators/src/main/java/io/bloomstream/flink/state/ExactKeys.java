@@ -19,6 +19,9 @@ public final class ExactKeys {
     /** The version of the exact entries' format (their keys, above, and their values). */
     public static final int VERSION_1 = 1;
 
+    /** The version written now. */
+    public static final int VERSION = VERSION_1;
+
     private ExactKeys() {}
 
     /** A string id's exact key: the string itself. */

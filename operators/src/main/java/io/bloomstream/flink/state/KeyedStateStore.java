@@ -20,6 +20,11 @@ import org.apache.flink.api.common.state.ValueState;
  * and the cache never shares an object with the state backend, so heap snapshots taken
  * asynchronously never see the judge's changes. {@link #bind} names the current key, which must be
  * the backend's.
+ *
+ * <p>Exact mode: the key's exact entries are in {@link ExactEntries} (one keyed state, namespaced
+ * by generation slot), read and written through, never cached; {@link #bindExact} names the current
+ * event's id. They are dropped with their slots and with the key, also when exact mode was switched
+ * off at a restore (the operator then still opens them, see {@code StateShape}).
  */
 @Internal
 public final class KeyedStateStore implements FilterStore {
@@ -29,6 +34,9 @@ public final class KeyedStateStore implements FilterStore {
 
     private final ValueState<FilterMeta> metaState;
     private final MapState<Long, long[]> pages;
+
+    /** The exact entries, or null when the state holds none. */
+    private final ExactEntries exact;
 
     /** The write-back cache, or null. */
     private final KeyCache cache;
@@ -50,25 +58,38 @@ public final class KeyedStateStore implements FilterStore {
     /** The current key's cache entry (with {@link #cache}), or null until its metadata is read. */
     private KeyCache.Entry entry;
 
+    /** The current key's metadata as last read, or null: which slots {@link #clear} drops. */
+    private FilterMeta lastRead;
+
     /**
      * @param cache the write-back cache over the same states, or null
      * @param metaCacheKeys without the cache, how many keys' metadata to keep (0: none)
+     * @param exact the exact entries (exact mode, or state written in exact mode), or null
      */
     public KeyedStateStore(
             ValueState<FilterMeta> metaState,
             MapState<Long, long[]> pages,
             KeyCache cache,
-            int metaCacheKeys) {
+            int metaCacheKeys,
+            ExactEntries exact) {
         this.metaState = metaState;
         this.pages = pages;
         this.cache = cache;
         this.metaCacheKeys = metaCacheKeys;
+        this.exact = exact;
     }
 
     /** Binds the store to the current key (the backend's current key). */
     public KeyedStateStore bind(Object key) {
         this.key = key;
         this.entry = null;
+        this.lastRead = null;
+        return this;
+    }
+
+    /** Binds the current event's exact key (exact mode), after {@link #bind}. */
+    public KeyedStateStore bindExact(String exactKey) {
+        exact.bind(exactKey);
         return this;
     }
 
@@ -104,6 +125,11 @@ public final class KeyedStateStore implements FilterStore {
 
     @Override
     public FilterMeta readMeta() throws Exception {
+        lastRead = meta();
+        return lastRead;
+    }
+
+    private FilterMeta meta() throws Exception {
         if (cache != null) {
             entry = cache.get(key);
             if (entry == null) {
@@ -131,6 +157,7 @@ public final class KeyedStateStore implements FilterStore {
 
     @Override
     public void writeMeta(FilterMeta meta, boolean countsOnly) throws Exception {
+        lastRead = meta;
         if (entry != null) {
             entry.meta = meta;
             cache.metaChanged(entry);
@@ -184,6 +211,16 @@ public final class KeyedStateStore implements FilterStore {
     }
 
     @Override
+    public boolean exactContains(int slot) throws Exception {
+        return exact.contains(slot);
+    }
+
+    @Override
+    public void exactAdd(int slot) throws Exception {
+        exact.add(slot);
+    }
+
+    @Override
     public void dropSlots(long slots) throws Exception {
         uncache();
         Iterator<Long> keys = pages.keys().iterator();
@@ -192,10 +229,21 @@ public final class KeyedStateStore implements FilterStore {
                 keys.remove();
             }
         }
+        if (exact != null) {
+            exact.drop(slots);
+        }
     }
 
     @Override
     public void clear() throws Exception {
+        if (exact != null) {
+            FilterMeta meta = lastRead != null ? lastRead : load();
+            if (meta != null) {
+                int n = meta.generations();
+                exact.drop(n >= Long.SIZE ? -1L : (1L << n) - 1);
+            }
+        }
+        lastRead = null;
         metaState.clear();
         pages.clear();
         metaCache.remove(key);

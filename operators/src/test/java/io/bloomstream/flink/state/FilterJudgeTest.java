@@ -22,6 +22,16 @@ class FilterJudgeTest {
         long pages;
         int widened;
         int overCapacity;
+        int exactReads;
+        int exactMisses;
+
+        @Override
+        public void exactRead(boolean found) {
+            exactReads++;
+            if (!found) {
+                exactMisses++;
+            }
+        }
 
         @Override
         public void observe(long items, long bits, int hashes, int pageBits, int stages) {}
@@ -44,6 +54,11 @@ class FilterJudgeTest {
 
     private static FilterJudge.Settings settings(
             long items, double fpp, long retention, int generations, boolean reset) {
+        return settings(items, fpp, retention, generations, reset, false);
+    }
+
+    private static FilterJudge.Settings settings(
+            long items, double fpp, long retention, int generations, boolean reset, boolean exact) {
         FilterSizing sizing = FilterSizing.builder().expectedItems(items).fpp(fpp).build();
         long length = retention == 0 ? 0 : retention / (generations - 1);
         long perGeneration = retention == 0 ? items : items / (generations - 1);
@@ -62,13 +77,14 @@ class FilterJudgeTest {
                 retention == 0 ? 1 : generations,
                 HASHER,
                 reset,
-                false,
+                exact,
                 "test");
     }
 
     private static boolean add(FilterJudge judge, MemoryStore store, String id, long time)
             throws Exception {
         long h = HASHER.hash64(id);
+        store.exactKey = ExactKeys.ofString(id);
         return judge.addIfAbsent(store, "key", h, h, time, time);
     }
 
@@ -184,5 +200,64 @@ class FilterJudgeTest {
         assertThat(store.metaWrites - store.countsOnlyWrites)
                 .as("structural writes: one per new page, the first also the new key's")
                 .isEqualTo(store.pages.size());
+    }
+
+    /**
+     * Exact mode behind a deliberately bad filter (fpp 0.3, ten times its expected items, so the
+     * filter alone would drop hundreds of these first occurrences): every one of 5,000 distinct ids
+     * passes, every repeat is dropped, and a first occurrence read the exact entries only on a
+     * false "maybe" (a new id whose filter says no costs no read).
+     */
+    @Test
+    void exactModePassesEveryFirstOccurrenceBehindABadFilter() throws Exception {
+        Counted metrics = new Counted();
+        FilterJudge.Settings s = settings(500, 0.3, 0, 2, false, true);
+        FilterJudge.Settings fixed =
+                new FilterJudge.Settings(
+                        s.shapes(),
+                        false,
+                        s.generations(),
+                        s.domain(),
+                        s.generationMillis(),
+                        s.generationCount(),
+                        s.hasher(),
+                        false,
+                        true,
+                        "fixed");
+        FilterJudge judge = new FilterJudge(fixed, metrics, 1, false);
+        MemoryStore store = new MemoryStore();
+        SplittableRandom random = new SplittableRandom(31);
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < 5000; i++) {
+            String id = Long.toHexString(random.nextLong());
+            ids.add(id);
+            assertThat(add(judge, store, id, 0)).as("first occurrence of %s", id).isTrue();
+        }
+        assertThat(metrics.exactMisses).as("false positives caught").isGreaterThan(2500);
+        int readsOfFirsts = store.exactReads;
+        assertThat(readsOfFirsts).isEqualTo(metrics.exactReads).isEqualTo(metrics.exactMisses);
+        for (String id : ids) {
+            assertThat(add(judge, store, id, 0)).as("repeat of %s", id).isFalse();
+        }
+        assertThat(store.exact.get(0)).hasSize(5000);
+        assertThat(metrics.exactReads - readsOfFirsts).as("a repeat reads").isGreaterThan(4999);
+    }
+
+    /** Exact entries expire with their generation and go with the key's state. */
+    @Test
+    void exactEntriesExpireWithTheirGeneration() throws Exception {
+        FilterJudge judge =
+                new FilterJudge(settings(1000, 0.3, R, 2, false, true), new Counted(), 1, false);
+        MemoryStore store = new MemoryStore();
+        assertThat(add(judge, store, "a", 0)).isTrue();
+        long first = judge.newExpiry();
+        assertThat(add(judge, store, "b", 3 * R)).isTrue();
+        assertThat(store.exact.values()).hasSize(2);
+        judge.expireAt(store, first);
+        assertThat(store.exact.values())
+                .hasSize(1)
+                .allSatisfy(s -> assertThat(s).containsOnly("b"));
+        assertThat(judge.expireAt(store, Long.MAX_VALUE)).isEmpty();
+        assertThat(store.exact).isEmpty();
     }
 }

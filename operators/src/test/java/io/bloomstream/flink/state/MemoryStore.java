@@ -4,8 +4,10 @@ import io.bloomstream.filter.FilterSpec;
 import io.bloomstream.filter.Pages;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /** A {@link FilterStore} of one key in plain maps, counting its calls, for the judge's tests. */
 final class MemoryStore implements FilterStore {
@@ -14,6 +16,12 @@ final class MemoryStore implements FilterStore {
     int metaWrites;
     int countsOnlyWrites;
     int pageReads;
+
+    /** Exact mode: each slot's exact entries, and the current event's exact key. */
+    final Map<Integer, Set<String>> exact = new HashMap<>();
+
+    String exactKey;
+    int exactReads;
 
     @Override
     public FilterMeta readMeta() {
@@ -46,14 +54,28 @@ final class MemoryStore implements FilterStore {
     }
 
     @Override
+    public boolean exactContains(int slot) {
+        exactReads++;
+        Set<String> ids = exact.get(slot);
+        return ids != null && ids.contains(exactKey);
+    }
+
+    @Override
+    public void exactAdd(int slot) {
+        exact.computeIfAbsent(slot, s -> new HashSet<>()).add(exactKey);
+    }
+
+    @Override
     public void dropSlots(long slots) {
         pages.keySet().removeIf(k -> (slots & (1L << StateLayout.slotOf(k))) != 0);
+        exact.keySet().removeIf(s -> (slots & (1L << s)) != 0);
     }
 
     @Override
     public void clear() {
         meta = null;
         pages.clear();
+        exact.clear();
     }
 
     @Override
