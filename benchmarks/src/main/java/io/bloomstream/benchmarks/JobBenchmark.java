@@ -132,7 +132,14 @@ public final class JobBenchmark {
                     for (int parallelism : o.parallelism()) {
                         for (String contender : SqlRounds.order(contenders, round)) {
                             String[] bp = contender.split(" ");
-                            JobRun r = run(o, bp[1], bp[0], parallelism, ids);
+                            JobRun r =
+                                    run(
+                                            o,
+                                            bp[1],
+                                            bp[0],
+                                            parallelism,
+                                            ids,
+                                            round <= o.savepointRounds());
                             runs.add(r);
                             roundOf.add(round);
                             csv.write(r.csvLine() + "\n");
@@ -211,7 +218,12 @@ public final class JobBenchmark {
     }
 
     private static JobRun run(
-            JobOptions o, String pipeline, String backend, int parallelism, long distinct)
+            JobOptions o,
+            String pipeline,
+            String backend,
+            int parallelism,
+            long distinct,
+            boolean savepoint)
             throws Exception {
         long records = Math.round(distinct * o.duplication());
         for (int i = 0; i < MAX_READERS; i++) {
@@ -267,7 +279,9 @@ public final class JobBenchmark {
         long rss = status.startsWith("failed") || rssBefore < 0 ? -1 : Memory.rss() - rssBefore;
         double seconds = (max(LAST_NANOS) - min(FIRST_NANOS)) / 1e9;
         long bytes = -1;
-        if (!status.startsWith("failed")) {
+        if (!savepoint && !status.startsWith("failed")) {
+            job.cancel().get(10, TimeUnit.MINUTES); // state measured in earlier rounds
+        } else if (!status.startsWith("failed")) {
             Path dir = Files.createTempDirectory("bloomstream-savepoint");
             try {
                 job.stopWithSavepoint(false, dir.toUri().toString(), SavepointFormatType.CANONICAL)

@@ -27,6 +27,8 @@ import java.util.Map;
  * @param rounds rounds of the whole matrix ({@code --rounds}, default 1), the order of the
  *     contenders (backend and pipeline) reversed in even rounds; with more than one a summary of
  *     medians follows the table
+ * @param savepointRounds the rounds whose runs end with a savepoint whose size is the state ({@code
+ *     --savepoint-rounds}, default all); later runs are cancelled, their state unmeasured
  */
 record JobOptions(
         long[] ids,
@@ -38,7 +40,8 @@ record JobOptions(
         Duration exactBudget,
         Duration budget,
         Path csv,
-        int rounds) {
+        int rounds,
+        int savepointRounds) {
 
     static JobOptions parse(String[] args) {
         Map<String, String> a = new LinkedHashMap<>();
@@ -70,12 +73,14 @@ record JobOptions(
                         duration(a.getOrDefault("exact-budget", "20m")),
                         duration(a.getOrDefault("budget", "4h")),
                         Path.of(a.getOrDefault("csv", "benchmarks/job-throughput.csv")),
-                        Integer.parseInt(a.getOrDefault("rounds", "1")));
+                        Integer.parseInt(a.getOrDefault("rounds", "1")),
+                        Integer.parseInt(a.getOrDefault("savepoint-rounds", "1000000")));
         for (String k :
                 List.of(
                         "duplication",
                         "duplicates",
                         "rounds",
+                        "savepoint-rounds",
                         "fpp",
                         "backends",
                         "parallelism",

@@ -73,7 +73,7 @@ final class JobRounds {
                                 medians.get(c),
                                 java.util.Arrays.stream(rates).min().orElseThrow(),
                                 java.util.Arrays.stream(rates).max().orElseThrow(),
-                                SqlRounds.median(state),
+                                state.length == 0 ? Double.NaN : SqlRounds.median(state),
                                 ratio(medians.get(c), medians.get(pass))));
                 for (String x : exacts) {
                     out.append(' ').append(ratio(medians.get(c), medians.get(x))).append(" |");
