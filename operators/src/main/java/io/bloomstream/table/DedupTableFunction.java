@@ -5,6 +5,7 @@ import io.bloomstream.filter.Hasher;
 import io.bloomstream.flink.TimeDomain;
 import io.bloomstream.flink.dedup.DedupConfig;
 import io.bloomstream.flink.internal.EventTimes;
+import io.bloomstream.flink.state.ExactKeys;
 import io.bloomstream.flink.state.FilterJudge;
 import io.bloomstream.table.internal.DedupArgumentChecks;
 import io.bloomstream.table.internal.DedupArguments;
@@ -155,11 +156,16 @@ public class DedupTableFunction extends ProcessTableFunction<Row> {
     /** Name of the per-key pages entry of SQL dedup layout 1 (part of the savepoint contract). */
     public static final String PAGES_STATE = SqlDedupLayout.PAGES_STATE;
 
-    /** Name of the per-key metadata entry of layouts 2 to 4 (part of the savepoint contract). */
+    /** Name of the per-key metadata entry of layouts 2 to 5 (part of the savepoint contract). */
     public static final String META_V2_STATE = SqlDedupLayout.META_V2_STATE;
 
-    /** Name of the per-key pages entry of layouts 2 to 4 (part of the savepoint contract). */
+    /** Name of the per-key pages entry of layouts 2 to 5 (part of the savepoint contract). */
     public static final String PAGES_V2_STATE = SqlDedupLayout.PAGES_V2_STATE;
+
+    /**
+     * Name of the per-key exact entries of exact mode, layout 5 (part of the savepoint contract).
+     */
+    public static final String EXACT_STATE = SqlDedupLayout.EXACT_STATE;
 
     /**
      * The Flink state TTL of every state entry: never (Long.MAX_VALUE ms). A hint overrides {@code
@@ -206,6 +212,7 @@ public class DedupTableFunction extends ProcessTableFunction<Row> {
             @StateHint(name = PAGES_STATE, ttl = STATE_TTL) MapView<Long, long[]> pageView,
             @StateHint(name = META_V2_STATE, ttl = STATE_TTL) MapView<Integer, byte[]> metaView,
             @StateHint(name = PAGES_V2_STATE, ttl = STATE_TTL) MapView<Long, byte[]> pagesView,
+            @StateHint(name = EXACT_STATE, ttl = STATE_TTL) MapView<String, Boolean> exactView,
             @ArgumentHint(
                             name = DedupArguments.INPUT,
                             value = {
@@ -234,7 +241,8 @@ public class DedupTableFunction extends ProcessTableFunction<Row> {
                             type = @DataTypeHint(DedupArguments.INTERVAL_TYPE))
                     Duration stateTtl,
             @ArgumentHint(name = DedupArguments.RESET_TTL_ON_DUPLICATE, isOptional = true)
-                    Boolean resetTtlOnDuplicate)
+                    Boolean resetTtlOnDuplicate,
+            @ArgumentHint(name = DedupArguments.EXACT, isOptional = true) Boolean exact)
             throws Exception {
         if (!configuredByRow) {
             DedupConfig config =
@@ -245,7 +253,8 @@ public class DedupTableFunction extends ProcessTableFunction<Row> {
                             retention,
                             stateTtl,
                             resetTtlOnDuplicate,
-                            generations);
+                            generations,
+                            exact);
             state.configure(config, config.expectedItems());
             cache = DedupStateCache.forConfig(config);
             store = new SqlDedupStore(cache);
@@ -260,7 +269,7 @@ public class DedupTableFunction extends ProcessTableFunction<Row> {
             cache.forget(key);
         }
         DedupStateCache.Entry entry = cache.entry(key);
-        store.bind(metaView, pagesView, entry);
+        store.bind(metaView, pagesView, exactView, entry);
         try {
             if (judge(ctx, input, idColumn, config)) {
                 SqlDedupLayout.markRow(metaRow);
@@ -301,6 +310,7 @@ public class DedupTableFunction extends ProcessTableFunction<Row> {
         }
         partitionKey.row = input;
         currentId.id = id;
+        store.exactKey(config.exact() ? exactKey(id) : null);
         if (state.addIfAbsent(store, partitionKey, currentId, time, horizon)) {
             collect(project(input));
         }
@@ -317,7 +327,8 @@ public class DedupTableFunction extends ProcessTableFunction<Row> {
             Row metaRow,
             MapView<Long, long[]> pageView,
             MapView<Integer, byte[]> metaView,
-            MapView<Long, byte[]> pagesView)
+            MapView<Long, byte[]> pagesView,
+            MapView<String, Boolean> exactView)
             throws Exception {
         // A timer cannot name its key: it reads and writes state directly, and what the cache
         // holds of its key would be stale afterwards.
@@ -340,7 +351,7 @@ public class DedupTableFunction extends ProcessTableFunction<Row> {
             timerStore.recordTimerConfig(
                     state.config().retentionMillis(), state.config().generations());
         }
-        timerStore.bind(metaView, pagesView, null);
+        timerStore.bind(metaView, pagesView, exactView, null);
         TimeContext<Long> timeCtx = ctx.timeContext(Long.class);
         long[] left = state.expireAt(timerStore, timeCtx.time());
         for (long expiry : left) {
@@ -404,6 +415,20 @@ public class DedupTableFunction extends ProcessTableFunction<Row> {
                 return ((byte[]) id).length != 0;
             default:
                 return true;
+        }
+    }
+
+    /**
+     * The exact key of a usable id ({@link ExactKeys}), as the DataStream's IdSelectors make it.
+     */
+    private String exactKey(Object id) {
+        switch (idKind) {
+            case STRING:
+                return ExactKeys.ofString((String) id);
+            case BYTES:
+                return ExactKeys.ofBytes((byte[]) id);
+            default:
+                return ExactKeys.ofLong(((Number) id).longValue());
         }
     }
 
