@@ -35,13 +35,16 @@ import org.junit.jupiter.params.provider.EnumSource;
  * MapView<Long, long[]>}. Layout 2 keeps the row for the config and puts the metadata and pages in
  * {@code MapView}s of BYTES. Layout 3 stores the metadata of a key without retention under the
  * deferred key of {@code bloom_meta_v2} (its item counts may lag; read back with the lag counted).
- * Layout 4 keeps only a marker in the row and records a retention beside the metadata. A key of an
- * older layout moves to layout 4 when first seen, and the test restores what the restored task
- * wrote as well. Files of layouts 1 to 3 hash ids with XXH3-128; {@code 3-xxh3_64} and {@code
- * 4-xxh3_64} hash new keys with XXH3-64 ({@link
- * io.bloomstream.table.internal.SqlDedupState#NEW_KEY_STRATEGY}): a restored key keeps the strategy
- * it records, which the ids all found again after a restore show (under another hash almost none
- * would be). Write the current files (only those) with {@code -Dbloomstream.writeSnapshots=true}.
+ * Layout 4 keeps only a marker in the row and records a retention beside the metadata. Layout 5
+ * adds the exact entries of {@code exact => TRUE} in {@code bloom_exact}: its {@code exact_*} files
+ * are restored in exact mode, where an id of the snapshot is a duplicate only if its exact entry
+ * was restored, and each new id passes (no false positives). A key of an older layout moves to
+ * layout 4 when first seen, and the test restores what the restored task wrote as well. Files of
+ * layouts 1 to 3 hash ids with XXH3-128; {@code 3-xxh3_64} and {@code 4-xxh3_64} hash new keys with
+ * XXH3-64 ({@link io.bloomstream.table.internal.SqlDedupState#NEW_KEY_STRATEGY}): a restored key
+ * keeps the strategy it records, which the ids all found again after a restore show (under another
+ * hash almost none would be). Write the current files (only those) with {@code
+ * -Dbloomstream.writeSnapshots=true}.
  *
  * <p>The operator's uid does not matter here (a harness restores one operator's state); in a job,
  * the PTF's {@code uid} argument names it (see docs/sql-dedup.md).
@@ -56,7 +59,7 @@ class BloomDedupGoldenSnapshotTest {
     /**
      * The layouts with committed files, oldest first (and the hash of new keys, if not XXH3-128).
      */
-    private static final String[] LAYOUTS = {"1", "2", "3", "3-xxh3_64", "4-xxh3_64"};
+    private static final String[] LAYOUTS = {"1", "2", "3", "3-xxh3_64", "4-xxh3_64", "5-xxh3_64"};
 
     /** The files this release writes. */
     private static final String CURRENT =
