@@ -45,6 +45,7 @@ import org.apache.flink.types.Row;
  *     reset_ttl_on_duplicate => TRUE,   -- optional; the default under state_ttl
  *     on_time => DESCRIPTOR(ts),        -- the event-time column (with a watermark)
  *     generations => 2,                 -- optional, 2 to 46; needs retention
+ *     exact => FALSE,                   -- optional: TRUE, exact mode (below)
  *     uid => 'dedup-events')            -- optional: names the state for savepoints
  * }</pre>
  *
@@ -75,6 +76,14 @@ import org.apache.flink.types.Row;
  * reset_ttl_on_duplicate} a duplicate refreshes its id, so an id that recurs at gaps shorter than R
  * is never returned again. A key's state is freed by event-time timers once the watermark has
  * passed its generations' end + R.
+ *
+ * <p><b>Exact mode</b> ({@code exact => TRUE}): the same guarantee without false positives, as
+ * {@link DedupConfig.Builder#exact}: each id added to a generation's filter is also kept, itself
+ * ({@code ExactKeys}), in {@value #EXACT_STATE}; a filter's "maybe" reads it, and only an id found
+ * there is a duplicate, so a first occurrence is always returned. State then grows with the
+ * distinct ids (per retention). Switching it on at a restore leaves the ids added before without
+ * exact entries (their next occurrence is returned once more); switching it off leaves the entries
+ * until their generation expires.
  *
  * <p><b>Late rows.</b> Flink 2.2 itself drops a row whose {@code on_time} is at or before the
  * watermark before the function sees it, silently: such rows are not counted in {@code bloomLate}.
@@ -107,37 +116,41 @@ import org.apache.flink.types.Row;
  * PARTITION BY: the shard count of the {@code BLOOM_SHARD(id, shards)} partition column, which
  * makes {@code expected_items} count the whole input's ids, each shard's filter sized for its share
  * ({@code Shards.itemsPerShard}: the mean plus four standard deviations); without it {@code
- * expected_items} counts one partition key's ids (without PARTITION BY, the whole input's). Flink
- * 2.2 passes scalar arguments to the function without casting them, so the literal types are strict
- * (write {@code 0.01}, not {@code 1e-2}); a literal Flink cannot match to the declared type at all
- * fails with Flink's own message listing the signature.
+ * expected_items} counts one partition key's ids (without PARTITION BY, the whole input's); {@code
+ * exact} a BOOLEAN literal (default FALSE). Flink 2.2 passes scalar arguments to the function
+ * without casting them, so the literal types are strict (write {@code 0.01}, not {@code 1e-2}); a
+ * literal Flink cannot match to the declared type at all fails with Flink's own message listing the
+ * signature.
  *
- * <p><b>State</b> is the DataStream operator's paged layout, per key, in version 4 of the SQL dedup
+ * <p><b>State</b> is the DataStream operator's paged layout, per key, in version 5 of the SQL dedup
  * layout ({@link SqlDedupLayout}, where every version and its migration are described): a {@code
  * MapView} {@value #PAGES_V2_STATE} of pages (page key = generation slot, cascade stage and page
  * index, as {@code StateLayout.pageKey}; value the page's 64-bit words as little-endian BYTES) and
  * a {@code MapView} {@value #META_V2_STATE} holding the key's metadata (hash, generations, stages)
  * as BYTES in the versioned format of {@code FilterMetaSerializer} and, under a retention, the
  * retention and generations it was written with (a timer that fires after a restore, before any row
- * reached the task, frees state under those). The row {@value #META_STATE} and the {@code MapView}
- * {@value #PAGES_STATE} are declared for state of earlier layouts only and stay empty: Flink reads
- * a declared row on every call, and an absent one costs no deserialization or comparison. A row
- * reads the metadata and its pages from a per-task read cache ({@link DedupStateCache}, bounded by
- * {@link DedupConfig#DEFAULT_CACHE_BYTES}) and writes every change through to state in the same
- * call ({@link SqlDedupStore}), except, without retention, a change of an item count alone: the
- * metadata is then written every few such changes (1/64 of the stage's capacity, at most 64) and a
- * read from state counts the changes it may lack as items, so a checkpoint at any time holds
- * everything, or more items than there are, which only makes a stage fill early. State of layouts 1
- * (bloomstream 0.4), 2 and 3 (0.5) is moved to layout 4 when its key is first seen (a row or a
- * timer). Ids of a key new to the state are hashed with XXH3-64 (one 64-bit hash per row, computed
- * without allocating); a key whose state records XXH3-128 (written by bloomstream 0.4, or by 0.5
- * snapshots before XXH3-64) keeps hashing with it, so every key's state restores as written. It is
- * keyed by the partition key, so it rescales with Flink's key groups. A restore from a savepoint
- * keeps the state when the query keeps its {@code uid}; it may change {@code expected_items},
- * {@code fpp}, {@code retention} and {@code generations} (existing stages keep their shape; a new
- * retention applies from the restore on), but turning retention on or off fails naming the field
- * when a key is first read. Flink's state TTL ({@code table.exec.state.ttl}) does not apply: every
- * state entry declares a TTL of never ({@link #STATE_TTL}), and {@code retention} frees state.
+ * reached the task, frees state under those), and in exact mode the {@code MapView} {@value
+ * #EXACT_STATE} of exact entries (one per id and generation slot, never cached, written through).
+ * The row {@value #META_STATE} and the {@code MapView} {@value #PAGES_STATE} are declared for state
+ * of earlier layouts only and stay empty: Flink reads a declared row on every call, and an absent
+ * one costs no deserialization or comparison. A row reads the metadata and its pages from a
+ * per-task read cache ({@link DedupStateCache}, bounded by {@link DedupConfig#DEFAULT_CACHE_BYTES})
+ * and writes every change through to state in the same call ({@link SqlDedupStore}), except,
+ * without retention, a change of an item count alone: the metadata is then written every few such
+ * changes (1/64 of the stage's capacity, at most 64) and a read from state counts the changes it
+ * may lack as items, so a checkpoint at any time holds everything, or more items than there are,
+ * which only makes a stage fill early. State of layouts 1 (bloomstream 0.4), 2 and 3 (0.5) is moved
+ * to layout 4 when its key is first seen (a row or a timer); a key of layout 4 is one of layout 5
+ * without exact entries. Ids of a key new to the state are hashed with XXH3-64 (one 64-bit hash per
+ * row, computed without allocating); a key whose state records XXH3-128 (written by bloomstream
+ * 0.4, or by 0.5 snapshots before XXH3-64) keeps hashing with it, so every key's state restores as
+ * written. It is keyed by the partition key, so it rescales with Flink's key groups. A restore from
+ * a savepoint keeps the state when the query keeps its {@code uid}; it may change {@code
+ * expected_items}, {@code fpp}, {@code retention} and {@code generations} (existing stages keep
+ * their shape; a new retention applies from the restore on), but turning retention on or off fails
+ * naming the field when a key is first read. Flink's state TTL ({@code table.exec.state.ttl}) does
+ * not apply: every state entry declares a TTL of never ({@link #STATE_TTL}), and {@code retention}
+ * frees state.
  */
 @PublicEvolving
 @DataTypeHint("ROW<>")
