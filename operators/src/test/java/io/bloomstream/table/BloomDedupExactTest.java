@@ -181,6 +181,43 @@ class BloomDedupExactTest {
         }
     }
 
+    /**
+     * Exact mode switched on at a restore: the ids the snapshot holds (layout 5, written without
+     * exact mode) have no exact entries, so each is returned once more, then remembered; the other
+     * way, a snapshot with exact entries restored without exact mode remembers every id through its
+     * filter.
+     */
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void switchingExactModeAtARestore(Backend backend) throws Exception {
+        String layout = "5-xxh3_64";
+        BloomDedupGoldenSnapshotTest.Case[] cases = {
+            BloomDedupGoldenSnapshotTest.Case.PLAIN, BloomDedupGoldenSnapshotTest.Case.EXACT_PLAIN
+        };
+        for (BloomDedupGoldenSnapshotTest.Case written : cases) {
+            boolean exactNow = !written.exact;
+            PtfHarness.Plan plan =
+                    BloomDedupModelRun.plan(
+                            written.base, Map.of(), exactNow ? ", exact => TRUE" : "");
+            try (PtfHarness h = BloomDedupGoldenSnapshotTest.harness(plan, backend)) {
+                h.initializeState(
+                        org.apache.flink.streaming.util.OperatorSnapshotUtil.readStateHandle(
+                                written.file(layout, backend).toString()));
+                h.open();
+                for (int i = 0; i < 1000; i++) {
+                    h.processElement(BloomDedupGoldenSnapshotTest.row(plan, i));
+                }
+                assertThat(BloomDedupGoldenSnapshotTest.returned(h))
+                        .as("%s restored with exact %s", written, exactNow)
+                        .isEqualTo(exactNow ? 1000 : 0);
+                for (int i = 0; i < 1000; i++) {
+                    h.processElement(BloomDedupGoldenSnapshotTest.row(plan, i));
+                }
+                assertThat(BloomDedupGoldenSnapshotTest.returned(h)).as("then remembered").isZero();
+            }
+        }
+    }
+
     private static org.apache.flink.table.data.RowData row(
             PtfHarness.Plan plan, String key, String id, long time) {
         org.apache.flink.table.data.GenericRowData row =
