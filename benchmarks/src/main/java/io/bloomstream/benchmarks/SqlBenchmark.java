@@ -64,9 +64,9 @@ import org.apache.flink.types.RowKind;
  * table.exec.state.ttl} set ({@code row_number_ttl}); one with {@code _1p} ({@code
  * count_distinct_1p}, {@code bloom_count_distinct_1p}) with {@code
  * table.optimizer.agg-phase-strategy: ONE_PHASE}; {@code bloom_dedup_whole} is {@code BLOOM_DEDUP}
- * without {@code PARTITION BY} (the whole input on one task). {@code -Dbench.flink.KEY=VALUE} sets
- * a Flink option for every query (for example {@code
- * -Dbench.flink.execution.checkpointing.incremental=true}).
+ * without {@code PARTITION BY} (the whole input on one task); {@code bloom_dedup_exact} is the
+ * documented query with {@code exact => TRUE}. {@code -Dbench.flink.KEY=VALUE} sets a Flink option
+ * for every query (for example {@code -Dbench.flink.execution.checkpointing.incremental=true}).
  */
 public final class SqlBenchmark {
 
@@ -217,12 +217,22 @@ public final class SqlBenchmark {
      * uid}; it selects the columns the {@code ROW_NUMBER} query returns.
      */
     static String bloomDedup(long ids) {
+        return bloomDedup(ids, false);
+    }
+
+    /**
+     * {@link #bloomDedup(long)}, with {@code exact => TRUE} when {@code exact} (docs/sql-dedup.md,
+     * "Exact mode"), under a uid of its own.
+     */
+    static String bloomDedup(long ids, boolean exact) {
         return "SELECT id, x FROM BLOOM_DEDUP(input => TABLE sharded PARTITION BY shard,"
                 + " id_column => 'id', expected_items => "
                 + ids
                 + ", fpp => 0.01, shards => "
                 + ShardScalarFunction.DEFAULT_SHARDS
-                + ", uid => 'bench-dedup')";
+                + (exact
+                        ? ", exact => TRUE, uid => 'bench-dedup-exact')"
+                        : ", uid => 'bench-dedup')");
     }
 
     /** The SQL of {@code query}. */
@@ -235,6 +245,8 @@ public final class SqlBenchmark {
                         + " ORDER BY pt) AS rn FROM events) WHERE rn = 1";
             case "bloom_dedup":
                 return bloomDedup(ids);
+            case "bloom_dedup_exact":
+                return bloomDedup(ids, true);
             case "bloom_dedup_whole":
                 // the shortest rewrite: no PARTITION BY, the whole input on one task
                 return "SELECT id, x FROM BLOOM_DEDUP(input => TABLE events, id_column => 'id',"

@@ -84,4 +84,15 @@ class SqlRoundsTest {
                                 + " shards => 1024, uid => 'bench-dedup')");
         assertThat(SqlBenchmark.SHARDED_VIEW).contains("BLOOM_SHARD(id) AS shard");
     }
+
+    @Test
+    void bloomDedupExactIsTheDocumentedQueryWithExactOn() {
+        // docs/sql-dedup.md, "Exact mode": the documented query with exact => TRUE
+        assertThat(SqlBenchmark.sql("bloom_dedup_exact", 500_000))
+                .isEqualTo(
+                        "SELECT id, x FROM BLOOM_DEDUP(input => TABLE sharded PARTITION BY shard,"
+                                + " id_column => 'id', expected_items => 500000, fpp => 0.01,"
+                                + " shards => 1024, exact => TRUE, uid => 'bench-dedup-exact')");
+        assertThat(SqlRounds.baseline("bloom_dedup_exact")).isEqualTo("row_number");
+    }
 }

@@ -5,6 +5,7 @@ import io.bloomstream.filter.Hasher;
 import io.bloomstream.flink.TimeDomain;
 import io.bloomstream.flink.dedup.DedupConfig;
 import io.bloomstream.flink.internal.EventTimes;
+import io.bloomstream.flink.state.ExactKeys;
 import io.bloomstream.flink.state.FilterJudge;
 import io.bloomstream.table.internal.DedupArgumentChecks;
 import io.bloomstream.table.internal.DedupArguments;
@@ -44,6 +45,7 @@ import org.apache.flink.types.Row;
  *     reset_ttl_on_duplicate => TRUE,   -- optional; the default under state_ttl
  *     on_time => DESCRIPTOR(ts),        -- the event-time column (with a watermark)
  *     generations => 2,                 -- optional, 2 to 46; needs retention
+ *     exact => FALSE,                   -- optional: TRUE, exact mode (below)
  *     uid => 'dedup-events')            -- optional: names the state for savepoints
  * }</pre>
  *
@@ -74,6 +76,14 @@ import org.apache.flink.types.Row;
  * reset_ttl_on_duplicate} a duplicate refreshes its id, so an id that recurs at gaps shorter than R
  * is never returned again. A key's state is freed by event-time timers once the watermark has
  * passed its generations' end + R.
+ *
+ * <p><b>Exact mode</b> ({@code exact => TRUE}): the same guarantee without false positives, as
+ * {@link DedupConfig.Builder#exact}: each id added to a generation's filter is also kept, itself
+ * ({@code ExactKeys}), in {@value #EXACT_STATE}; a filter's "maybe" reads it, and only an id found
+ * there is a duplicate, so a first occurrence is always returned. State then grows with the
+ * distinct ids (per retention). Switching it on at a restore leaves the ids added before without
+ * exact entries (their next occurrence is returned once more); switching it off leaves the entries
+ * until their generation expires.
  *
  * <p><b>Late rows.</b> Flink 2.2 itself drops a row whose {@code on_time} is at or before the
  * watermark before the function sees it, silently: such rows are not counted in {@code bloomLate}.
@@ -106,37 +116,41 @@ import org.apache.flink.types.Row;
  * PARTITION BY: the shard count of the {@code BLOOM_SHARD(id, shards)} partition column, which
  * makes {@code expected_items} count the whole input's ids, each shard's filter sized for its share
  * ({@code Shards.itemsPerShard}: the mean plus four standard deviations); without it {@code
- * expected_items} counts one partition key's ids (without PARTITION BY, the whole input's). Flink
- * 2.2 passes scalar arguments to the function without casting them, so the literal types are strict
- * (write {@code 0.01}, not {@code 1e-2}); a literal Flink cannot match to the declared type at all
- * fails with Flink's own message listing the signature.
+ * expected_items} counts one partition key's ids (without PARTITION BY, the whole input's); {@code
+ * exact} a BOOLEAN literal (default FALSE). Flink 2.2 passes scalar arguments to the function
+ * without casting them, so the literal types are strict (write {@code 0.01}, not {@code 1e-2}); a
+ * literal Flink cannot match to the declared type at all fails with Flink's own message listing the
+ * signature.
  *
- * <p><b>State</b> is the DataStream operator's paged layout, per key, in version 4 of the SQL dedup
+ * <p><b>State</b> is the DataStream operator's paged layout, per key, in version 5 of the SQL dedup
  * layout ({@link SqlDedupLayout}, where every version and its migration are described): a {@code
  * MapView} {@value #PAGES_V2_STATE} of pages (page key = generation slot, cascade stage and page
  * index, as {@code StateLayout.pageKey}; value the page's 64-bit words as little-endian BYTES) and
  * a {@code MapView} {@value #META_V2_STATE} holding the key's metadata (hash, generations, stages)
  * as BYTES in the versioned format of {@code FilterMetaSerializer} and, under a retention, the
  * retention and generations it was written with (a timer that fires after a restore, before any row
- * reached the task, frees state under those). The row {@value #META_STATE} and the {@code MapView}
- * {@value #PAGES_STATE} are declared for state of earlier layouts only and stay empty: Flink reads
- * a declared row on every call, and an absent one costs no deserialization or comparison. A row
- * reads the metadata and its pages from a per-task read cache ({@link DedupStateCache}, bounded by
- * {@link DedupConfig#DEFAULT_CACHE_BYTES}) and writes every change through to state in the same
- * call ({@link SqlDedupStore}), except, without retention, a change of an item count alone: the
- * metadata is then written every few such changes (1/64 of the stage's capacity, at most 64) and a
- * read from state counts the changes it may lack as items, so a checkpoint at any time holds
- * everything, or more items than there are, which only makes a stage fill early. State of layouts 1
- * (bloomstream 0.4), 2 and 3 (0.5) is moved to layout 4 when its key is first seen (a row or a
- * timer). Ids of a key new to the state are hashed with XXH3-64 (one 64-bit hash per row, computed
- * without allocating); a key whose state records XXH3-128 (written by bloomstream 0.4, or by 0.5
- * snapshots before XXH3-64) keeps hashing with it, so every key's state restores as written. It is
- * keyed by the partition key, so it rescales with Flink's key groups. A restore from a savepoint
- * keeps the state when the query keeps its {@code uid}; it may change {@code expected_items},
- * {@code fpp}, {@code retention} and {@code generations} (existing stages keep their shape; a new
- * retention applies from the restore on), but turning retention on or off fails naming the field
- * when a key is first read. Flink's state TTL ({@code table.exec.state.ttl}) does not apply: every
- * state entry declares a TTL of never ({@link #STATE_TTL}), and {@code retention} frees state.
+ * reached the task, frees state under those), and in exact mode the {@code MapView} {@value
+ * #EXACT_STATE} of exact entries (one per id and generation slot, never cached, written through).
+ * The row {@value #META_STATE} and the {@code MapView} {@value #PAGES_STATE} are declared for state
+ * of earlier layouts only and stay empty: Flink reads a declared row on every call, and an absent
+ * one costs no deserialization or comparison. A row reads the metadata and its pages from a
+ * per-task read cache ({@link DedupStateCache}, bounded by {@link DedupConfig#DEFAULT_CACHE_BYTES})
+ * and writes every change through to state in the same call ({@link SqlDedupStore}), except,
+ * without retention, a change of an item count alone: the metadata is then written every few such
+ * changes (1/64 of the stage's capacity, at most 64) and a read from state counts the changes it
+ * may lack as items, so a checkpoint at any time holds everything, or more items than there are,
+ * which only makes a stage fill early. State of layouts 1 (bloomstream 0.4), 2 and 3 (0.5) is moved
+ * to layout 4 when its key is first seen (a row or a timer); a key of layout 4 is one of layout 5
+ * without exact entries. Ids of a key new to the state are hashed with XXH3-64 (one 64-bit hash per
+ * row, computed without allocating); a key whose state records XXH3-128 (written by bloomstream
+ * 0.4, or by 0.5 snapshots before XXH3-64) keeps hashing with it, so every key's state restores as
+ * written. It is keyed by the partition key, so it rescales with Flink's key groups. A restore from
+ * a savepoint keeps the state when the query keeps its {@code uid}; it may change {@code
+ * expected_items}, {@code fpp}, {@code retention} and {@code generations} (existing stages keep
+ * their shape; a new retention applies from the restore on), but turning retention on or off fails
+ * naming the field when a key is first read. Flink's state TTL ({@code table.exec.state.ttl}) does
+ * not apply: every state entry declares a TTL of never ({@link #STATE_TTL}), and {@code retention}
+ * frees state.
  */
 @PublicEvolving
 @DataTypeHint("ROW<>")
@@ -155,11 +169,16 @@ public class DedupTableFunction extends ProcessTableFunction<Row> {
     /** Name of the per-key pages entry of SQL dedup layout 1 (part of the savepoint contract). */
     public static final String PAGES_STATE = SqlDedupLayout.PAGES_STATE;
 
-    /** Name of the per-key metadata entry of layouts 2 to 4 (part of the savepoint contract). */
+    /** Name of the per-key metadata entry of layouts 2 to 5 (part of the savepoint contract). */
     public static final String META_V2_STATE = SqlDedupLayout.META_V2_STATE;
 
-    /** Name of the per-key pages entry of layouts 2 to 4 (part of the savepoint contract). */
+    /** Name of the per-key pages entry of layouts 2 to 5 (part of the savepoint contract). */
     public static final String PAGES_V2_STATE = SqlDedupLayout.PAGES_V2_STATE;
+
+    /**
+     * Name of the per-key exact entries of exact mode, layout 5 (part of the savepoint contract).
+     */
+    public static final String EXACT_STATE = SqlDedupLayout.EXACT_STATE;
 
     /**
      * The Flink state TTL of every state entry: never (Long.MAX_VALUE ms). A hint overrides {@code
@@ -206,6 +225,7 @@ public class DedupTableFunction extends ProcessTableFunction<Row> {
             @StateHint(name = PAGES_STATE, ttl = STATE_TTL) MapView<Long, long[]> pageView,
             @StateHint(name = META_V2_STATE, ttl = STATE_TTL) MapView<Integer, byte[]> metaView,
             @StateHint(name = PAGES_V2_STATE, ttl = STATE_TTL) MapView<Long, byte[]> pagesView,
+            @StateHint(name = EXACT_STATE, ttl = STATE_TTL) MapView<String, Boolean> exactView,
             @ArgumentHint(
                             name = DedupArguments.INPUT,
                             value = {
@@ -234,7 +254,8 @@ public class DedupTableFunction extends ProcessTableFunction<Row> {
                             type = @DataTypeHint(DedupArguments.INTERVAL_TYPE))
                     Duration stateTtl,
             @ArgumentHint(name = DedupArguments.RESET_TTL_ON_DUPLICATE, isOptional = true)
-                    Boolean resetTtlOnDuplicate)
+                    Boolean resetTtlOnDuplicate,
+            @ArgumentHint(name = DedupArguments.EXACT, isOptional = true) Boolean exact)
             throws Exception {
         if (!configuredByRow) {
             DedupConfig config =
@@ -245,7 +266,8 @@ public class DedupTableFunction extends ProcessTableFunction<Row> {
                             retention,
                             stateTtl,
                             resetTtlOnDuplicate,
-                            generations);
+                            generations,
+                            exact);
             state.configure(config, config.expectedItems());
             cache = DedupStateCache.forConfig(config);
             store = new SqlDedupStore(cache);
@@ -260,7 +282,7 @@ public class DedupTableFunction extends ProcessTableFunction<Row> {
             cache.forget(key);
         }
         DedupStateCache.Entry entry = cache.entry(key);
-        store.bind(metaView, pagesView, entry);
+        store.bind(metaView, pagesView, exactView, entry);
         try {
             if (judge(ctx, input, idColumn, config)) {
                 SqlDedupLayout.markRow(metaRow);
@@ -301,6 +323,7 @@ public class DedupTableFunction extends ProcessTableFunction<Row> {
         }
         partitionKey.row = input;
         currentId.id = id;
+        store.exactKey(config.exact() ? exactKey(id) : null);
         if (state.addIfAbsent(store, partitionKey, currentId, time, horizon)) {
             collect(project(input));
         }
@@ -317,7 +340,8 @@ public class DedupTableFunction extends ProcessTableFunction<Row> {
             Row metaRow,
             MapView<Long, long[]> pageView,
             MapView<Integer, byte[]> metaView,
-            MapView<Long, byte[]> pagesView)
+            MapView<Long, byte[]> pagesView,
+            MapView<String, Boolean> exactView)
             throws Exception {
         // A timer cannot name its key: it reads and writes state directly, and what the cache
         // holds of its key would be stale afterwards.
@@ -340,7 +364,7 @@ public class DedupTableFunction extends ProcessTableFunction<Row> {
             timerStore.recordTimerConfig(
                     state.config().retentionMillis(), state.config().generations());
         }
-        timerStore.bind(metaView, pagesView, null);
+        timerStore.bind(metaView, pagesView, exactView, null);
         TimeContext<Long> timeCtx = ctx.timeContext(Long.class);
         long[] left = state.expireAt(timerStore, timeCtx.time());
         for (long expiry : left) {
@@ -404,6 +428,20 @@ public class DedupTableFunction extends ProcessTableFunction<Row> {
                 return ((byte[]) id).length != 0;
             default:
                 return true;
+        }
+    }
+
+    /**
+     * The exact key of a usable id ({@link ExactKeys}), as the DataStream's IdSelectors make it.
+     */
+    private String exactKey(Object id) {
+        switch (idKind) {
+            case STRING:
+                return ExactKeys.ofString((String) id);
+            case BYTES:
+                return ExactKeys.ofBytes((byte[]) id);
+            default:
+                return ExactKeys.ofLong(((Number) id).longValue());
         }
     }
 

@@ -137,6 +137,7 @@ class BloomDedupArgumentsTest {
                                         null,
                                         null,
                                         null,
+                                        null,
                                         null)
                                 .expectedItems())
                 .isEqualTo(Shards.itemsPerShard(1_000_000, 1024))
@@ -146,6 +147,7 @@ class BloomDedupArgumentsTest {
                                         1_000_000,
                                         null,
                                         new BigDecimal("0.01"),
+                                        null,
                                         null,
                                         null,
                                         null,
@@ -239,6 +241,59 @@ class BloomDedupArgumentsTest {
                                                         + " column 'id'")
                                         .contains("BLOOM_SHARD(id)")
                                         .contains("without PARTITION BY"));
+    }
+
+    @Test
+    void exactIsABooleanArgumentWithItsOwnNameChecks() {
+        t.explainSql(dedup("id_column => 'id', expected_items => 10, fpp => 0.01, exact => TRUE"));
+        assertThat(
+                        DedupArguments.config(
+                                        10,
+                                        null,
+                                        new BigDecimal("0.01"),
+                                        null,
+                                        null,
+                                        null,
+                                        null,
+                                        true)
+                                .exact())
+                .isTrue();
+        assertThat(
+                        DedupArguments.config(
+                                        10,
+                                        null,
+                                        new BigDecimal("0.01"),
+                                        null,
+                                        null,
+                                        null,
+                                        null,
+                                        null)
+                                .exact())
+                .isFalse();
+        t.explainSql(
+                dedup(
+                        "id_column => 'n', expected_items => 10, fpp => 0.3, exact => FALSE,"
+                                + " state_ttl => INTERVAL '1' HOUR, on_time => DESCRIPTOR(ts)"));
+        assertThatThrownBy(
+                        () ->
+                                t.explainSql(
+                                        dedup(
+                                                "id_column => 'id', expected_items => 10,"
+                                                        + " fpp => 0.01, exakt => TRUE")))
+                .isInstanceOf(ValidationException.class)
+                .satisfies(
+                        e ->
+                                assertThat(messages(e))
+                                        .contains("unknown argument exakt (did you mean exact?)")
+                                        .contains("reset_ttl_on_duplicate, exact, on_time, uid"));
+        assertThatThrownBy(
+                        () ->
+                                t.explainSql(
+                                        dedup(
+                                                "id_column => 'id', expected_items => 10,"
+                                                        + " fpp => 0.01, exact => 'yes'")))
+                .isInstanceOf(ValidationException.class)
+                .satisfies(e -> assertThat(messages(e)).contains("exact => BOOLEAN"));
     }
 
     @Test

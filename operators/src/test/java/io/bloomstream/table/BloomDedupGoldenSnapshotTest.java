@@ -35,13 +35,16 @@ import org.junit.jupiter.params.provider.EnumSource;
  * MapView<Long, long[]>}. Layout 2 keeps the row for the config and puts the metadata and pages in
  * {@code MapView}s of BYTES. Layout 3 stores the metadata of a key without retention under the
  * deferred key of {@code bloom_meta_v2} (its item counts may lag; read back with the lag counted).
- * Layout 4 keeps only a marker in the row and records a retention beside the metadata. A key of an
- * older layout moves to layout 4 when first seen, and the test restores what the restored task
- * wrote as well. Files of layouts 1 to 3 hash ids with XXH3-128; {@code 3-xxh3_64} and {@code
- * 4-xxh3_64} hash new keys with XXH3-64 ({@link
- * io.bloomstream.table.internal.SqlDedupState#NEW_KEY_STRATEGY}): a restored key keeps the strategy
- * it records, which the ids all found again after a restore show (under another hash almost none
- * would be). Write the current files (only those) with {@code -Dbloomstream.writeSnapshots=true}.
+ * Layout 4 keeps only a marker in the row and records a retention beside the metadata. Layout 5
+ * adds the exact entries of {@code exact => TRUE} in {@code bloom_exact}: its {@code exact_*} files
+ * are restored in exact mode, where an id of the snapshot is a duplicate only if its exact entry
+ * was restored, and each new id passes (no false positives). A key of an older layout moves to
+ * layout 4 when first seen, and the test restores what the restored task wrote as well. Files of
+ * layouts 1 to 3 hash ids with XXH3-128; {@code 3-xxh3_64} and {@code 4-xxh3_64} hash new keys with
+ * XXH3-64 ({@link io.bloomstream.table.internal.SqlDedupState#NEW_KEY_STRATEGY}): a restored key
+ * keeps the strategy it records, which the ids all found again after a restore show (under another
+ * hash almost none would be). Write the current files (only those) with {@code
+ * -Dbloomstream.writeSnapshots=true}.
  *
  * <p>The operator's uid does not matter here (a harness restores one operator's state); in a job,
  * the PTF's {@code uid} argument names it (see docs/sql-dedup.md).
@@ -56,7 +59,7 @@ class BloomDedupGoldenSnapshotTest {
     /**
      * The layouts with committed files, oldest first (and the hash of new keys, if not XXH3-128).
      */
-    private static final String[] LAYOUTS = {"1", "2", "3", "3-xxh3_64", "4-xxh3_64"};
+    private static final String[] LAYOUTS = {"1", "2", "3", "3-xxh3_64", "4-xxh3_64", "5-xxh3_64"};
 
     /** The files this release writes. */
     private static final String CURRENT =
@@ -95,12 +98,34 @@ class BloomDedupGoldenSnapshotTest {
                         FilterSpec.AUTO_PAGE_BITS,
                         0,
                         Hasher.DEFAULT_SEED,
-                        0L));
+                        0L)),
+        /** PLAIN with {@code exact => TRUE} (layout 5 on): exact entries in one generation. */
+        EXACT_PLAIN(PLAIN.base, true),
+        /** RETENTION with {@code exact => TRUE}: exact entries in the generations' slots. */
+        EXACT_RETENTION(RETENTION.base, true);
 
         final Base base;
 
-        Case(Base base) {
+        /** Whether the call has {@code exact => TRUE}. */
+        final boolean exact;
+
+        Case(Base base, boolean exact) {
             this.base = base;
+            this.exact = exact;
+        }
+
+        Case(Base base) {
+            this(base, false);
+        }
+
+        /** The planned call of this case, with the table options {@code options}. */
+        PtfHarness.Plan plan(java.util.Map<String, String> options) {
+            return BloomDedupModelRun.plan(base, options, exact ? ", exact => TRUE" : "");
+        }
+
+        /** Whether files of {@code layout} hold this case (exact mode: from layout 5 on). */
+        boolean in(String layout) {
+            return !exact || layout.compareTo("5") >= 0;
         }
 
         Path file(String layout, Backend backend) {
@@ -144,7 +169,10 @@ class BloomDedupGoldenSnapshotTest {
     void restoresEveryCommittedLayout(Backend written) throws Exception {
         for (String layout : LAYOUTS) {
             for (Case c : Case.values()) {
-                PtfHarness.Plan plan = BloomDedupModelRun.plan(c.base);
+                if (!c.in(layout)) {
+                    continue;
+                }
+                PtfHarness.Plan plan = c.plan(java.util.Map.of());
                 // a snapshot written on one backend restores on the same backend
                 try (PtfHarness h = harness(plan, written)) {
                     h.initializeState(
@@ -161,10 +189,12 @@ class BloomDedupGoldenSnapshotTest {
                     for (int i = IDS; i < IDS + 100; i++) {
                         h.processElement(row(plan, i));
                     }
-                    // 100 new ids, rate <= 1% (the cascade's bound): 4.5 sigma allows 5 drops.
+                    // 100 new ids, rate <= 1% (the cascade's bound): 4.5 sigma allows 5 drops;
+                    // in exact mode none (and every id of the snapshot was found above only if
+                    // its exact entry was restored: a filter's maybe alone passes it).
                     assertThat(returned(h))
                             .as("layout %s %s: new ids", layout, c)
-                            .isBetween(95L, 100L);
+                            .isBetween(c.exact ? 100L : 95L, 100L);
                     for (int i = IDS; i < IDS + 100; i++) {
                         h.processElement(row(plan, i));
                     }
@@ -198,7 +228,10 @@ class BloomDedupGoldenSnapshotTest {
         layouts.add(null); // a fresh run
         for (String layout : layouts) {
             for (Case c : Case.values()) {
-                PtfHarness.Plan plan = BloomDedupModelRun.plan(c.base);
+                if (layout != null && !c.in(layout)) {
+                    continue;
+                }
+                PtfHarness.Plan plan = c.plan(java.util.Map.of());
                 try (PtfHarness h = harness(plan, backend)) {
                     if (layout != null) {
                         h.initializeState(
@@ -235,13 +268,13 @@ class BloomDedupGoldenSnapshotTest {
     void writeSnapshots() throws Exception {
         for (Backend backend : Backend.values()) {
             for (Case c : Case.values()) {
-                PtfHarness.Plan plan = BloomDedupModelRun.plan(c.base);
+                PtfHarness.Plan plan = c.plan(java.util.Map.of());
                 try (PtfHarness h = harness(plan, backend)) {
                     h.open();
                     for (int i = 0; i < IDS; i++) {
                         h.processElement(row(plan, i));
                     }
-                    assertThat(returned(h)).isBetween(990L, (long) IDS);
+                    assertThat(returned(h)).isBetween(c.exact ? IDS : 990L, (long) IDS);
                     Path file = c.file(CURRENT, backend);
                     Files.createDirectories(file.getParent());
                     OperatorSnapshotUtil.writeStateHandle(h.snapshot(1, 1), file.toString());

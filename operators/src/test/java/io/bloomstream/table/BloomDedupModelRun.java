@@ -279,6 +279,12 @@ final class BloomDedupModelRun extends DedupModelRunBase<PtfHarness> {
 
     /** Plans the call of {@code base} with the table options {@code options} set. */
     static PtfHarness.Plan plan(Base base, java.util.Map<String, String> options) {
+        return plan(base, options, "");
+    }
+
+    /** Plans the call of {@code base}, with {@code moreArguments} (", name => value") appended. */
+    static PtfHarness.Plan plan(
+            Base base, java.util.Map<String, String> options, String moreArguments) {
         StringBuilder call = new StringBuilder();
         call.append("SELECT * FROM BLOOM_DEDUP(input => TABLE events PARTITION BY k,")
                 .append(" id_column => 'id', expected_items => ")
@@ -292,7 +298,7 @@ final class BloomDedupModelRun extends DedupModelRunBase<PtfHarness> {
                     .append(base.generations())
                     .append(", on_time => DESCRIPTOR(ts)");
         }
-        call.append(")");
+        call.append(moreArguments).append(")");
         return PtfHarness.plan(
                 (env, t) -> {
                     options.forEach((k, v) -> t.getConfig().set(k, v));

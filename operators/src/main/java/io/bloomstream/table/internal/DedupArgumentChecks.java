@@ -1,11 +1,13 @@
 package io.bloomstream.table.internal;
 
+import static io.bloomstream.table.internal.DedupArguments.EXACT;
 import static io.bloomstream.table.internal.DedupArguments.EXPECTED_ITEMS;
 import static io.bloomstream.table.internal.DedupArguments.FPP;
 import static io.bloomstream.table.internal.DedupArguments.FUNCTION;
 import static io.bloomstream.table.internal.DedupArguments.GENERATIONS;
 import static io.bloomstream.table.internal.DedupArguments.ID_COLUMN;
 import static io.bloomstream.table.internal.DedupArguments.INPUT;
+import static io.bloomstream.table.internal.DedupArguments.POS_EXACT;
 import static io.bloomstream.table.internal.DedupArguments.POS_EXPECTED_ITEMS;
 import static io.bloomstream.table.internal.DedupArguments.POS_FPP;
 import static io.bloomstream.table.internal.DedupArguments.POS_GENERATIONS;
@@ -151,6 +153,7 @@ public final class DedupArgumentChecks implements InputTypeStrategy {
         Duration retention = interval(call, POS_RETENTION, RETENTION);
         Duration stateTtl = interval(call, POS_STATE_TTL, STATE_TTL);
         Boolean reset = bool(call, POS_RESET_TTL_ON_DUPLICATE, RESET_TTL_ON_DUPLICATE);
+        Boolean exact = bool(call, POS_EXACT, EXACT);
         BigDecimal generations =
                 typed(call, POS_GENERATIONS, GENERATIONS, LogicalTypeRoot.INTEGER, "an INT");
         BigDecimal shards = typed(call, POS_SHARDS, SHARDS, LogicalTypeRoot.INTEGER, "an INT");
@@ -173,7 +176,8 @@ public final class DedupArgumentChecks implements InputTypeStrategy {
                         retention,
                         stateTtl,
                         reset,
-                        generations == null ? null : generations.intValue());
+                        generations == null ? null : generations.intValue(),
+                        exact);
         // Code generation checks the call again without the system arguments: on_time was
         // checked at validation.
         boolean systemArgs = call.getArgumentDataTypes().size() > POS_ON_TIME;
@@ -293,6 +297,7 @@ public final class DedupArgumentChecks implements InputTypeStrategy {
                         Signature.Argument.of(GENERATIONS, "INT (optional)"),
                         Signature.Argument.of(SHARDS, "INT (optional)"),
                         Signature.Argument.of(STATE_TTL, "INTERVAL (optional)"),
-                        Signature.Argument.of(RESET_TTL_ON_DUPLICATE, "BOOLEAN (optional)")));
+                        Signature.Argument.of(RESET_TTL_ON_DUPLICATE, "BOOLEAN (optional)"),
+                        Signature.Argument.of(EXACT, "BOOLEAN (optional)")));
     }
 }

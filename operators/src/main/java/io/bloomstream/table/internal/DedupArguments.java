@@ -39,6 +39,7 @@ public final class DedupArguments {
     public static final String SHARDS = "shards";
     public static final String STATE_TTL = "state_ttl";
     public static final String RESET_TTL_ON_DUPLICATE = "reset_ttl_on_duplicate";
+    public static final String EXACT = "exact";
 
     /**
      * The type of interval arguments: the type Flink gives every day-time interval literal, so that
@@ -56,7 +57,8 @@ public final class DedupArguments {
     static final int POS_SHARDS = 6;
     static final int POS_STATE_TTL = 7;
     static final int POS_RESET_TTL_ON_DUPLICATE = 8;
-    static final int POS_ON_TIME = 9;
+    static final int POS_EXACT = 9;
+    static final int POS_ON_TIME = 10;
 
     private DedupArguments() {}
 
@@ -79,6 +81,7 @@ public final class DedupArguments {
      * @param stateTtl {@code state_ttl}, or null
      * @param resetTtlOnDuplicate {@code reset_ttl_on_duplicate}, or null for its default
      * @param generations {@code generations}, or null
+     * @param exact {@code exact}: exact mode ({@link DedupConfig.Builder#exact}), or null for false
      * @throws IllegalArgumentException naming the argument and its value
      */
     public static DedupConfig config(
@@ -88,7 +91,8 @@ public final class DedupArguments {
             Duration retention,
             Duration stateTtl,
             Boolean resetTtlOnDuplicate,
-            Integer generations) {
+            Integer generations,
+            Boolean exact) {
         if (expectedItems == null || expectedItems < 1) {
             throw bad(EXPECTED_ITEMS, "must be a positive INT", expectedItems);
         }
@@ -101,7 +105,10 @@ public final class DedupArguments {
             throw bad(FPP, "must be in (0, 1)", fpp);
         }
         DedupConfig.Builder b =
-                DedupConfig.builder().expectedItems(perPartition).fpp(fpp.doubleValue());
+                DedupConfig.builder()
+                        .expectedItems(perPartition)
+                        .fpp(fpp.doubleValue())
+                        .exact(Boolean.TRUE.equals(exact));
         if (retention != null && stateTtl != null) {
             throw new IllegalArgumentException(
                     FUNCTION

@@ -29,7 +29,10 @@ import org.apache.flink.types.Row;
  *       {@link FilterMetaSerializer}, under {@link #META_KEY} or {@link #DEFERRED_META_KEY}, and
  *       the retention it was written under at {@link #TIMER_CONFIG_KEY};
  *   <li>{@value #PAGES_V2_STATE}, a {@code MapView<BIGINT, BYTES>}: page key ({@code
- *       StateLayout.pageKey}) to the page's 64-bit words, little-endian ({@link #encode}).
+ *       StateLayout.pageKey}) to the page's 64-bit words, little-endian ({@link #encode});
+ *   <li>{@value #EXACT_STATE}, a {@code MapView<STRING, BOOLEAN>}, written in exact mode only: one
+ *       entry per id and generation slot holding it ({@link #exactEntry}: the slot as one char,
+ *       then the id's {@code ExactKeys} exact key), the value TRUE.
  * </ul>
  *
  * <p>The versions, each with its golden snapshots ({@code BloomDedupGoldenSnapshotTest}):
@@ -43,10 +46,13 @@ import org.apache.flink.types.Row;
  *   <li>{@link #VERSION_3} (0.5 without retention): as 2, with the metadata under {@link
  *       #DEFERRED_META_KEY} while its item counts may lag by fewer than {@link #deferLimit} changes
  *       (a read counts the lag as items: {@link #countDeferredItems});
- *   <li>{@link #VERSION_4} (this release): as 3, with the retention and generations, under a
- *       retention only, at {@link #TIMER_CONFIG_KEY}, written once per key and retention, and the
- *       row holding only {@link #ROW_MARKER} in {@link #GENERATIONS} ({@link #markRow}: written
- *       once per key, never empty while the key has state).
+ *   <li>{@link #VERSION_4} (0.5, before exact mode): as 3, with the retention and generations,
+ *       under a retention only, at {@link #TIMER_CONFIG_KEY}, written once per key and retention,
+ *       and the row holding only {@link #ROW_MARKER} in {@link #GENERATIONS} ({@link #markRow}:
+ *       written once per key, never empty while the key has state);
+ *   <li>{@link #VERSION_5} (this release): as 4, with the exact entries of {@code exact => TRUE} in
+ *       {@value #EXACT_STATE}. A key of layout 4 needs no move: it has no exact entries, so the
+ *       duplicates of ids added before exact mode was switched on may pass once more.
  * </ul>
  *
  * <p>{@link #migrate} is the one switch from every older version to the current one, run for a key
@@ -64,11 +70,17 @@ public final class SqlDedupLayout {
     /** bloomstream 0.5 without retention: as 2, item counts that may lag under their own key. */
     public static final int VERSION_3 = 3;
 
-    /** This release: as 3, the row a marker, the timer's config beside the metadata. */
+    /**
+     * bloomstream 0.5 before exact mode: as 3, the row a marker, the timer's config beside the
+     * metadata.
+     */
     public static final int VERSION_4 = 4;
 
+    /** This release: as 4, with the exact entries of exact mode in {@value #EXACT_STATE}. */
+    public static final int VERSION_5 = 5;
+
     /** The version this release writes. */
-    public static final int CURRENT_VERSION = VERSION_4;
+    public static final int CURRENT_VERSION = VERSION_5;
 
     /** The row state (part of the savepoint contract). */
     public static final String META_STATE = "bloom_meta";
@@ -81,6 +93,9 @@ public final class SqlDedupLayout {
 
     /** The pages of versions 2 to 4 (part of the savepoint contract). */
     public static final String PAGES_V2_STATE = "bloom_pages_v2";
+
+    /** The exact entries of version 5 (part of the savepoint contract). */
+    public static final String EXACT_STATE = "bloom_exact";
 
     /** The type of {@value #META_STATE}. */
     public static final String META_TYPE =
@@ -154,7 +169,10 @@ public final class SqlDedupLayout {
         }
     }
 
-    /** The value of a {@link #VERSION_4} row's {@link #GENERATIONS} field. */
+    /**
+     * The value of the {@link #GENERATIONS} field of a row of layout 4 or later: 4, as layout 4
+     * wrote it (only its presence is read, so layout 5 keeps it).
+     */
     public static final int ROW_MARKER = VERSION_4;
 
     /**
@@ -197,6 +215,22 @@ public final class SqlDedupLayout {
             default:
                 return version;
         }
+    }
+
+    /**
+     * The key in {@value #EXACT_STATE} of an id's exact entry in generation slot {@code slot}: the
+     * slot as one char, then the id's exact key. One entry per slot rather than one per id with a
+     * bit set of slots, so that adding an id is a write without a read (a new id, which the filters
+     * answered "no", reads no exact entry at all), as for the DataStream operator's namespaced
+     * entries.
+     */
+    public static String exactEntry(int slot, String exactKey) {
+        return (char) slot + exactKey;
+    }
+
+    /** The generation slot of a key of {@value #EXACT_STATE} ({@link #exactEntry}). */
+    public static int slotOfExactEntry(String entry) {
+        return entry.charAt(0);
     }
 
     /** A page's words as bytes (little-endian). */

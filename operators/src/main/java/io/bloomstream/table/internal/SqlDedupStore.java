@@ -30,6 +30,13 @@ import org.apache.flink.table.api.dataview.MapView;
  * <p>Under a retention each key records the retention and generations it was written with ({@link
  * SqlDedupLayout#TIMER_CONFIG_KEY}), once per key and retention: a timer that fires after a
  * restore, before any row reached the task, frees state under it.
+ *
+ * <p>Exact mode: the exact entries are in {@value SqlDedupLayout#EXACT_STATE}, one per id and
+ * generation slot ({@link SqlDedupLayout#exactEntry}), read and written straight through to state
+ * (never cached: the judge reads them only on a filter's "maybe", and an add is a write without a
+ * read). A {@code MapView} has no namespaces, so dropping a generation iterates the key's exact
+ * entries and removes those of its slots (on a timer, never on a row's path); {@link #clear} clears
+ * the view at once.
  */
 @Internal
 public final class SqlDedupStore implements FilterStore {
@@ -42,6 +49,12 @@ public final class SqlDedupStore implements FilterStore {
 
     private MapView<Integer, byte[]> metaView;
     private MapView<Long, byte[]> pagesView;
+
+    /** The current key's exact entries, or null (not in exact mode). */
+    private MapView<String, Boolean> exactView;
+
+    /** The current row's exact key ({@code ExactKeys}), or null. */
+    private String exactKey;
 
     /** The current key's cache entry, or null. */
     private DedupStateCache.Entry entry;
@@ -82,8 +95,24 @@ public final class SqlDedupStore implements FilterStore {
             MapView<Integer, byte[]> metaView,
             MapView<Long, byte[]> pagesView,
             DedupStateCache.Entry entry) {
+        return bind(metaView, pagesView, null, entry);
+    }
+
+    /**
+     * Binds the store to the current key's views, its exact entries too.
+     *
+     * @param exactView the key's exact entries, or null when the store keeps none
+     * @param entry the key's cache entry, or null to read state on every access
+     */
+    public SqlDedupStore bind(
+            MapView<Integer, byte[]> metaView,
+            MapView<Long, byte[]> pagesView,
+            MapView<String, Boolean> exactView,
+            DedupStateCache.Entry entry) {
         this.metaView = metaView;
         this.pagesView = pagesView;
+        this.exactView = exactView;
+        this.exactKey = null;
         this.entry = entry;
         this.storedAt = DedupStateCache.UNKNOWN;
         this.timerConfigRecorded = false;
@@ -199,6 +228,21 @@ public final class SqlDedupStore implements FilterStore {
         }
     }
 
+    /** Binds the current row's exact key ({@code ExactKeys}), before the judge is called. */
+    public void exactKey(String key) {
+        this.exactKey = key;
+    }
+
+    @Override
+    public boolean exactContains(int slot) throws Exception {
+        return exactView.contains(SqlDedupLayout.exactEntry(slot, exactKey));
+    }
+
+    @Override
+    public void exactAdd(int slot) throws Exception {
+        exactView.put(SqlDedupLayout.exactEntry(slot, exactKey), Boolean.TRUE);
+    }
+
     @Override
     public void dropSlots(long slots) throws Exception {
         Iterator<Long> keys = pagesView.keys().iterator();
@@ -210,12 +254,23 @@ public final class SqlDedupStore implements FilterStore {
         if (entry != null) {
             cache.dropPages(entry);
         }
+        if (exactView != null) {
+            Iterator<String> exact = exactView.keys().iterator();
+            while (exact.hasNext()) {
+                if ((slots & (1L << SqlDedupLayout.slotOfExactEntry(exact.next()))) != 0) {
+                    exact.remove();
+                }
+            }
+        }
     }
 
     @Override
     public void clear() throws Exception {
         metaView.clear();
         pagesView.clear();
+        if (exactView != null) {
+            exactView.clear();
+        }
         if (entry != null) {
             cache.dropPages(entry);
             entry.meta = null;

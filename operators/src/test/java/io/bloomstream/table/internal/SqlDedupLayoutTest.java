@@ -22,8 +22,14 @@ class SqlDedupLayoutTest {
                                 SqlDedupLayout.VERSION_2,
                                 SqlDedupLayout.VERSION_3,
                                 SqlDedupLayout.VERSION_4,
-                                SqlDedupLayout.CURRENT_VERSION))
-                .containsExactly(1, 2, 3, 4, 4);
+                                SqlDedupLayout.VERSION_5,
+                                SqlDedupLayout.CURRENT_VERSION,
+                                SqlDedupLayout.ROW_MARKER))
+                .containsExactly(1, 2, 3, 4, 5, 5, 4);
+        assertThat(SqlDedupLayout.EXACT_STATE).isEqualTo("bloom_exact");
+        String entry = SqlDedupLayout.exactEntry(45, "id-7");
+        assertThat(entry).isEqualTo("-id-7"); // slot 45 is the char 45, a hyphen
+        assertThat(SqlDedupLayout.slotOfExactEntry(entry)).isEqualTo(45);
         assertThat(
                         List.of(
                                 SqlDedupLayout.META_KEY,

@@ -186,4 +186,33 @@ class SqlDedupStoreTest {
         assertThat(key.meta.isEmpty()).isTrue();
         assertThat(key.pages.isEmpty()).isTrue();
     }
+
+    /**
+     * Exact entries are kept per generation slot: dropping a slot removes only its entries (the
+     * key's other slots keep theirs), and clearing the key removes them all.
+     */
+    @Test
+    void exactEntriesAreDroppedPerSlotAndClearedWithTheKey() throws Exception {
+        Views key = new Views();
+        MapView<String, Boolean> exact = new MapView<>();
+        SqlDedupStore store = new SqlDedupStore(null).bind(key.meta, key.pages, exact, null);
+        store.exactKey("a");
+        store.exactAdd(0);
+        store.exactAdd(2);
+        store.exactKey("b");
+        store.exactAdd(2);
+        assertThat(store.exactContains(0)).isFalse();
+        assertThat(store.exactContains(2)).isTrue();
+        store.exactKey("a");
+        assertThat(store.exactContains(0)).isTrue();
+        assertThat(store.exactContains(1)).isFalse();
+
+        store.dropSlots(1L << 2);
+        assertThat(store.exactContains(0)).as("slot 0 kept").isTrue();
+        assertThat(store.exactContains(2)).isFalse();
+        assertThat(exact.keys()).containsExactly(SqlDedupLayout.exactEntry(0, "a"));
+
+        store.clear();
+        assertThat(exact.isEmpty()).isTrue();
+    }
 }
