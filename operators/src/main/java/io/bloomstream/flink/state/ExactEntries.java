@@ -1,5 +1,7 @@
 package io.bloomstream.flink.state;
 
+import java.util.HashMap;
+import java.util.Map;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.typeutils.base.BooleanSerializer;
@@ -7,6 +9,7 @@ import org.apache.flink.api.common.typeutils.base.IntSerializer;
 import org.apache.flink.api.common.typeutils.base.StringSerializer;
 import org.apache.flink.runtime.state.KeyedStateBackend;
 import org.apache.flink.runtime.state.internal.InternalMapState;
+import org.apache.flink.streaming.api.operators.KeyContext;
 
 /**
  * Exact mode's entries in the DataStream operator's keyed state, for {@link KeyedStateStore}: one
@@ -28,14 +31,30 @@ import org.apache.flink.runtime.state.internal.InternalMapState;
 @Internal
 public final class ExactEntries {
 
+    /** The most entries held in the write-behind buffer (about 100 bytes each). */
+    public static final int PENDING_LIMIT = 1 << 16;
+
     private final InternalMapState<?, Integer, String, Boolean> state;
+
+    /** Switches the backend's current key for a flush; null: no write-behind buffer. */
+    private final KeyContext keys;
+
+    /** Entries not yet written, per (key, slot); null without the buffer. */
+    private final Map<Pending, Map<String, Boolean>> pending;
+
+    private int pendingEntries;
 
     /** The current event's exact key. */
     private String id;
 
-    private ExactEntries(InternalMapState<?, Integer, String, Boolean> state) {
+    private ExactEntries(InternalMapState<?, Integer, String, Boolean> state, KeyContext keys) {
         this.state = state;
+        this.keys = keys;
+        this.pending = keys == null ? null : new HashMap<>();
     }
+
+    /** A (key, slot) of buffered entries. */
+    private record Pending(Object key, int slot) {}
 
     /** The descriptor of the exact entries' state named {@code name}. */
     public static MapStateDescriptor<String, Boolean> descriptor(String name) {
@@ -43,12 +62,20 @@ public final class ExactEntries {
                 name, StringSerializer.INSTANCE, BooleanSerializer.INSTANCE);
     }
 
-    /** The exact entries in state {@code name} of an operator's keyed state backend. */
+    /**
+     * The exact entries in state {@code name} of an operator's keyed state backend.
+     *
+     * @param keys the operator, which switches the backend's current key: with a backend that
+     *     serializes its state, new entries are buffered and written in batches (see above); null:
+     *     every entry is written at once
+     */
     @SuppressWarnings("unchecked")
-    public static ExactEntries open(KeyedStateBackend<?> backend, String name) throws Exception {
+    public static ExactEntries open(KeyedStateBackend<?> backend, String name, KeyContext keys)
+            throws Exception {
         return new ExactEntries(
                 (InternalMapState<?, Integer, String, Boolean>)
-                        backend.getOrCreateKeyedState(IntSerializer.INSTANCE, descriptor(name)));
+                        backend.getOrCreateKeyedState(IntSerializer.INSTANCE, descriptor(name)),
+                backend.isSafeToReuseKVState() ? keys : null);
     }
 
     /** Binds the current event's exact key (the backend's current key is the event's key). */
@@ -58,21 +85,68 @@ public final class ExactEntries {
 
     /** Whether slot {@code slot} of the current key holds the bound id. */
     public boolean contains(int slot) throws Exception {
+        if (pendingEntries > 0) {
+            Map<String, Boolean> p = pending.get(new Pending(keys.getCurrentKey(), slot));
+            if (p != null && p.containsKey(id)) {
+                return true;
+            }
+        }
         state.setCurrentNamespace(slot);
         return state.contains(id);
     }
 
     /** Adds the bound id to slot {@code slot} of the current key. */
     public void add(int slot) throws Exception {
-        state.setCurrentNamespace(slot);
-        state.put(id, Boolean.TRUE);
+        if (pending == null) {
+            state.setCurrentNamespace(slot);
+            state.put(id, Boolean.TRUE);
+            return;
+        }
+        pending.computeIfAbsent(new Pending(keys.getCurrentKey(), slot), k -> new HashMap<>())
+                .put(id, Boolean.TRUE);
+        if (++pendingEntries >= PENDING_LIMIT) {
+            flush();
+        }
+    }
+
+    /**
+     * Writes the buffered entries to state, one {@code putAll} (one write batch) per (key, slot),
+     * restoring the backend's current key; a no-op without the buffer.
+     */
+    public void flush() throws Exception {
+        if (pendingEntries == 0) {
+            return;
+        }
+        Object current = keys.getCurrentKey();
+        for (Map.Entry<Pending, Map<String, Boolean>> e : pending.entrySet()) {
+            keys.setCurrentKey(e.getKey().key());
+            state.setCurrentNamespace(e.getKey().slot());
+            state.putAll(e.getValue());
+        }
+        pending.clear();
+        pendingEntries = 0;
+        if (current != null) {
+            keys.setCurrentKey(current);
+        }
     }
 
     /** Drops every entry of the current key in the slots of {@code slots} (bit s: slot s). */
     public void drop(long slots) {
         for (long rest = slots; rest != 0; rest &= rest - 1) {
-            state.setCurrentNamespace(Long.numberOfTrailingZeros(rest));
+            int slot = Long.numberOfTrailingZeros(rest);
+            if (pendingEntries > 0) {
+                Map<String, Boolean> p = pending.remove(new Pending(keys.getCurrentKey(), slot));
+                if (p != null) {
+                    pendingEntries -= p.size();
+                }
+            }
+            state.setCurrentNamespace(slot);
             state.clear();
         }
+    }
+
+    /** Entries buffered, not yet in state (for tests). */
+    int pending() {
+        return pendingEntries;
     }
 }

@@ -98,10 +98,16 @@ public final class KeyedStateStore implements FilterStore {
         return cache;
     }
 
-    /** Writes the cache's changes to state (before a checkpoint barrier); a no-op without it. */
+    /**
+     * Writes the cache's changes and the buffered exact entries to state (before a checkpoint
+     * barrier); a no-op without either.
+     */
     public void flush() throws Exception {
         if (cache != null) {
             cache.flush();
+        }
+        if (exact != null) {
+            exact.flush();
         }
     }
 
