@@ -18,6 +18,19 @@ import java.util.Map;
  * passed occurrence lies at |t - t'| &lt; R + L; in between either outcome is allowed (bucket
  * granularity). Under event time, an event with t + A &lt;= W (A the allowed lateness, W the last
  * watermark) is late, and is neither judged nor remembered.
+ *
+ * <p>Exact mode ({@link DedupConfig#exact()}): the filter stands in front of the ids themselves, so
+ * a clear first <em>must</em> pass ({@link Expect#EXACT_FIRST}: no false-positive allowance). The
+ * operator keeps an exact entry only for an occurrence that passed while exact mode was on, so the
+ * model remembers, per passed occurrence, whether it did ({@code Passed.exact}). While exact mode
+ * is on, an occurrence must be dropped only for an earlier passed occurrence with an exact entry
+ * within the retention; one that lies within the retention of passed occurrences without exact
+ * entries only (passed before exact mode was switched on at a restore) may pass once more, as the
+ * filter's "maybe" then finds no exact entry (exact mode prefers passing to dropping), and is
+ * {@link Expect#EITHER}. Switched off, the filter alone judges again: every passed occurrence
+ * counts, as without exact mode. The exact entries of an id passed in exact mode stay while it is
+ * off, so switching it on again keeps their promise. A clear first is the same in both modes: no
+ * passed occurrence at all lies within R + L, so no filter or exact entry can hold its id.
  */
 public final class DedupModel {
 
@@ -25,6 +38,8 @@ public final class DedupModel {
     public enum Expect {
         /** A clear first: main output, or dropped as a false positive (counted). */
         FIRST,
+        /** A clear first in exact mode: must pass (the filter's false positives are caught). */
+        EXACT_FIRST,
         /** A duplicate within the retention: must not pass. */
         DUPLICATE,
         /** Within one bucket past the retention: pass or drop, both fine. */
@@ -43,9 +58,14 @@ public final class DedupModel {
         REJECTED
     }
 
-    /** Whether the outcome is one the expectation allows (a false positive on FIRST is allowed). */
+    /**
+     * Whether the outcome is one the expectation allows (a false positive on FIRST is allowed, on
+     * EXACT_FIRST not).
+     */
     public static boolean allowed(Expect expect, Outcome outcome) {
         switch (expect) {
+            case EXACT_FIRST:
+                return outcome == Outcome.PASSED;
             case FIRST:
             case EITHER:
                 return outcome == Outcome.PASSED || outcome == Outcome.DUPLICATE;
@@ -65,15 +85,21 @@ public final class DedupModel {
     /**
      * One passed occurrence. {@code mustWithin} is the smallest retention in force since it passed
      * (an id must be remembered only as long as every config since promised), {@code mayWithin} the
-     * largest R + L since (an id may be remembered as long as any config since allowed).
+     * largest R + L since (an id may be remembered as long as any config since allowed), {@code
+     * exact} whether it passed in exact mode (the operator then added its exact entry), {@code
+     * forward} whether it is a refresh of reset on duplicate (a must only for later times).
      */
     private static final class Passed {
         final long time;
+        final boolean exact;
+        final boolean forward;
         long mustWithin;
         long mayWithin;
 
-        Passed(long time, long mustWithin, long mayWithin) {
+        Passed(long time, boolean exact, boolean forward, long mustWithin, long mayWithin) {
             this.time = time;
+            this.exact = exact;
+            this.forward = forward;
             this.mustWithin = mustWithin;
             this.mayWithin = mayWithin;
         }
@@ -153,25 +179,38 @@ public final class DedupModel {
             return Expect.LATE;
         }
         long t = time(timestamp, processingTime);
+        boolean exact = config.exact();
         boolean must = false;
         boolean near = false;
         for (Passed p : passed.getOrDefault(key, Map.of()).getOrDefault(id, List.of())) {
             long distance = Math.abs(t - p.time);
-            must |= distance < p.mustWithin;
+            must |= distance < p.mustWithin && (p.exact || !exact) && (!p.forward || t >= p.time);
             near |= distance < p.mayWithin;
         }
-        return must ? Expect.DUPLICATE : near ? Expect.EITHER : Expect.FIRST;
+        return must
+                ? Expect.DUPLICATE
+                : near ? Expect.EITHER : exact ? Expect.EXACT_FIRST : Expect.FIRST;
     }
 
-    /** Records what the operator did with a judged event. */
+    /** Records what the operator did with a judged event (a passed one, or a refresh). */
     public void record(
             String key, String id, Long timestamp, long processingTime, Outcome outcome) {
-        if (outcome != Outcome.PASSED) {
+        boolean refresh =
+                outcome == Outcome.DUPLICATE
+                        && config.hasRetention()
+                        && config.resetRetentionOnDuplicate();
+        if (outcome != Outcome.PASSED && !refresh) {
             return;
         }
         passed.computeIfAbsent(key, k -> new HashMap<>())
                 .computeIfAbsent(id, k -> new ArrayList<>())
-                .add(new Passed(time(timestamp, processingTime), mustWithin(), mayWithin()));
+                .add(
+                        new Passed(
+                                time(timestamp, processingTime),
+                                config.exact(),
+                                refresh,
+                                mustWithin(),
+                                mayWithin()));
     }
 
     private long time(Long timestamp, long processingTime) {
