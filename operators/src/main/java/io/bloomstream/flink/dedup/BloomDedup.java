@@ -40,6 +40,13 @@ import org.apache.flink.util.OutputTag;
  * named, for good (a {@code SuppressRestartsException}: no restart can fix them; see
  * docs/dedup.md).
  *
+ * <p>Exact mode ({@link DedupConfig.Builder#exact}): the same rules without the false-positive
+ * clause. No first occurrence is ever dropped (without retention: an occurrence passes if and only
+ * if no earlier occurrence passed; with it, one at least R + L from every passed occurrence always
+ * passes), because the filter stands in front of the ids themselves, kept in keyed state per
+ * generation: its "no" costs no state read, its "maybe" reads the id's exact entry. State then
+ * grows with the distinct ids (within the retention, or for ever without one).
+ *
  * <p>The operator has uid and name {@value #DEFAULT_UID}; for another, as two dedups in one job
  * need, call through {@link #withUidPrefix}:
  *

@@ -560,7 +560,10 @@ public final class DedupConfig implements Serializable {
          * kept ids, and only an id found there is dropped. The promise becomes exact dedup: a first
          * occurrence always passes, a duplicate within the retention (or, without one, ever) never
          * does. State then grows with the distinct ids (see docs/dedup.md for bytes per id); with a
-         * retention, a generation's ids are dropped with it. Default false.
+         * retention, a generation's ids are dropped with it. A restore may switch it on (ids added
+         * before then have no exact entry, so a duplicate of one may pass once more) or off (the
+         * entries stay until their generation expires, read again if it is switched back on); both
+         * are logged. Default false.
          */
         public Builder exact(boolean exact) {
             this.exact = exact;

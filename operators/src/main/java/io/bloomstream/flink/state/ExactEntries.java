@@ -13,11 +13,12 @@ import org.apache.flink.runtime.state.internal.InternalMapState;
  * keyed {@code MapState<String, Boolean>} (key: the id's {@link ExactKeys exact key}, value: always
  * true) whose <em>namespace</em> is the generation slot, so that a key's entries of one slot are
  * one (key, namespace) of the state. Dropping a slot is then the {@code clear()} of its namespace,
- * not a walk over the key's entries: the heap backend removes the slot's map from its state table
- * at once; RocksDB deletes the entries under the (key group, key, namespace) prefix, found by one
- * prefix scan, in one write batch. Without retention every entry is in slot 0. Reads and writes go
- * straight to the state (no write-back cache: a first occurrence is one write, a filter's "maybe"
- * one read).
+ * not a walk over the key's entries in the judge: the heap backend removes the slot's map from its
+ * state table at once; RocksDB seeks to the (key group, key, namespace) prefix and deletes the
+ * entries under it through one write batch (a tombstone per entry, flushed every {@code
+ * state.backend.rocksdb.write-batch-size}), on the timer path only. Without retention every entry
+ * is in slot 0 and none is ever dropped. Reads and writes go straight to the state (no write-back
+ * cache: a first occurrence is one write, a filter's "maybe" one read).
  *
  * <p>The state is obtained from the operator's keyed state backend with an {@link IntSerializer}
  * namespace (a function's runtime context offers only the void namespace). Its name and the exact

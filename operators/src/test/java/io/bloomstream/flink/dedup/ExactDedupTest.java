@@ -93,6 +93,77 @@ class ExactDedupTest {
         }
     }
 
+    /**
+     * Global mode rescaled from 2 subtasks to 1 and to 3: each shard moves with its filter and its
+     * exact entries, so every stored id is still dropped and, behind the bad filter, every new id
+     * passes.
+     */
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void globalShardsMoveWithTheirExactEntriesOnRescale(Backend backend) throws Exception {
+        DedupConfig config = bad().exact(true).build();
+        int n = 1000;
+        List<OperatorSubtaskState> parts = new ArrayList<>();
+        for (int subtask = 0; subtask < 2; subtask++) {
+            Hash64PathTest.Built op = Hash64PathTest.operator(config);
+            try (var h =
+                    new KeyedOneInputStreamOperatorTestHarness<>(
+                            op.operator(), op.keys(), Types.INT, 128, 2, subtask)) {
+                h.setStateBackend(backend.create());
+                h.open();
+                for (int i = 0; i < n; i++) {
+                    if (ownedBy(op.keys().getKey("id-" + i), 2, subtask)) {
+                        h.processElement(new StreamRecord<>("id-" + i));
+                    }
+                }
+                parts.add(h.snapshot(1, 1));
+            }
+        }
+        OperatorSubtaskState merged =
+                AbstractStreamOperatorTestHarness.repackageState(
+                        parts.toArray(new OperatorSubtaskState[0]));
+        for (int parallelism : new int[] {1, 3}) {
+            List<String> passed = new ArrayList<>();
+            long entries = 0;
+            for (int subtask = 0; subtask < parallelism; subtask++) {
+                Hash64PathTest.Built op = Hash64PathTest.operator(config);
+                try (var h =
+                        new KeyedOneInputStreamOperatorTestHarness<>(
+                                op.operator(), op.keys(), Types.INT, 128, parallelism, subtask)) {
+                    h.setStateBackend(backend.create());
+                    h.initializeState(
+                            AbstractStreamOperatorTestHarness.repartitionOperatorState(
+                                    merged, 128, 2, parallelism, subtask));
+                    h.open();
+                    entries += exactEntries(h);
+                    for (int i = 0; i < 2 * n; i++) {
+                        if (ownedBy(op.keys().getKey("id-" + i), parallelism, subtask)) {
+                            h.processElement(new StreamRecord<>("id-" + i));
+                        }
+                    }
+                    ((DedupOperator<?, ?>) op.operator()).judgeBundleNow();
+                    passed.addAll(h.extractOutputValues());
+                }
+            }
+            assertThat(entries).as("parallelism %d", parallelism).isEqualTo(n);
+            assertThat(passed)
+                    .as("parallelism %d", parallelism)
+                    .hasSize(n)
+                    .allSatisfy(
+                            id ->
+                                    assertThat(Integer.parseInt(id.substring(3)))
+                                            .isGreaterThanOrEqualTo(n));
+        }
+    }
+
+    private static boolean ownedBy(Object key, int parallelism, int subtask) {
+        int keyGroup =
+                org.apache.flink.runtime.state.KeyGroupRangeAssignment.assignToKeyGroup(key, 128);
+        return org.apache.flink.runtime.state.KeyGroupRangeAssignment
+                        .computeOperatorIndexForKeyGroup(128, parallelism, keyGroup)
+                == subtask;
+    }
+
     @ParameterizedTest
     @EnumSource(Backend.class)
     void perKeyModePassesEveryFirstOccurrenceBehindABadFilter(Backend backend) throws Exception {
@@ -172,15 +243,23 @@ class ExactDedupTest {
      * The exact entries in the operator's keyed state, counted key by key and slot by slot through
      * the backend (heap or RocksDB), after the bundle is judged and the cache written back.
      */
-    @SuppressWarnings("unchecked")
     static long exactEntries(AbstractStreamOperatorTestHarness<?> h) throws Exception {
+        return exactKeys(h).size();
+    }
+
+    /**
+     * The exact keys in the operator's keyed state (of every key and slot), as {@link
+     * #exactEntries}.
+     */
+    @SuppressWarnings("unchecked")
+    static List<String> exactKeys(AbstractStreamOperatorTestHarness<?> h) throws Exception {
         DedupOperator<?, ?> op = (DedupOperator<?, ?>) h.getOperator();
         op.judgeBundleNow();
         op.flush();
         KeyedStateBackend<Object> backend =
                 (KeyedStateBackend<Object>) ((AbstractStreamOperator<?>) op).getKeyedStateBackend();
         Object current = backend.getCurrentKey();
-        long n = 0;
+        List<String> found = new ArrayList<>();
         for (int slot = 0; slot < 64; slot++) {
             List<Object> keys;
             try (var stream = backend.getKeys(DedupFunction.EXACT_STATE, slot)) {
@@ -194,14 +273,14 @@ class ExactDedupTest {
                                         IntSerializer.INSTANCE,
                                         ExactEntries.descriptor(DedupFunction.EXACT_STATE));
                 state.setCurrentNamespace(slot);
-                for (String ignored : state.keys()) {
-                    n++;
+                for (String id : state.keys()) {
+                    found.add(id);
                 }
             }
         }
         if (current != null) {
             backend.setCurrentKey(current);
         }
-        return n;
+        return found;
     }
 }

@@ -7,9 +7,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.bloomstream.filter.HashStrategy;
 import io.bloomstream.flink.TimeDomain;
 import io.bloomstream.testing.Backend;
+import io.bloomstream.testing.HarnessMetrics;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import org.apache.flink.streaming.util.OperatorSnapshotUtil;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
@@ -21,9 +24,10 @@ import org.junit.jupiter.params.provider.EnumSource;
  * heap and RocksDB backends: bloomstream 0.1 (metadata layout 1, no retention, no shape record) and
  * 0.2 (layout 2, event-time retention, shape record), 0.4 (layout 3, written through the write-back
  * cache), all three hashed with XXH3-128, and 0.5 (layout 3, the 64-bit hash path: XXH3-64, the
- * default strategy since then). The state layout (state names, serializers and their snapshots)
- * must stay restorable. Rewrite them only when adding a new version's files, with {@code
- * -Dbloomstream.writeSnapshots=true} (which writes the current version's files only).
+ * default strategy since then), and 0.5 in exact mode (dedup shape 3, exact entries 1). The state
+ * layout (state names, serializers and their snapshots) must stay restorable. Rewrite them only
+ * when adding a new version's files, with {@code -Dbloomstream.writeSnapshots=true} (which writes
+ * the current version's files only).
  */
 class SavepointCompatibilityTest {
 
@@ -126,6 +130,36 @@ class SavepointCompatibilityTest {
                 // 100 new ids, cascade rate <= 1%: 4.5 sigma allows 5 false drops.
                 assertThat(output(h).size()).as(v.name).isBetween(95, 100);
             }
+        }
+    }
+
+    /**
+     * The exact snapshot holds each of its 1000 ids itself (exact entries 1: a string id is its own
+     * key), and after the restore its exact entries decide: every stored id is dropped, and each of
+     * 100 new ids passes although the bad filter says "maybe" for some of them.
+     */
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void restoresTheExactSnapshotWithEveryIdItself(Backend backend) throws Exception {
+        Version v = Version.V0_5_EXACT;
+        try (HarnessMetrics m = new HarnessMetrics();
+                var h = DedupHarness.create(v.config, backend, m)) {
+            h.initializeState(OperatorSnapshotUtil.readStateHandle(v.file(backend).toString()));
+            h.open();
+            List<String> stored = new ArrayList<>();
+            for (int i = 0; i < IDS; i++) {
+                stored.add(Integer.toString(i));
+            }
+            assertThat(ExactDedupTest.exactKeys(h)).containsExactlyInAnyOrderElementsOf(stored);
+            for (int i = 0; i < IDS; i++) {
+                h.processElement(event(i), v.time(i));
+            }
+            assertThat(output(h)).isEmpty();
+            for (int i = IDS; i < IDS + 100; i++) {
+                h.processElement(event(i), v.time(i));
+            }
+            assertThat(output(h)).hasSize(100);
+            assertThat(m.count(DedupMetrics.FALSE_POSITIVES_CAUGHT)).isPositive();
         }
     }
 
