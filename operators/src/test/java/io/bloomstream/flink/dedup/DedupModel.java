@@ -109,8 +109,19 @@ public final class DedupModel {
     private DedupConfig config;
     private long watermark = Long.MIN_VALUE;
 
+    /**
+     * The longest generation L of every config so far: a key keeps the generation length recorded
+     * in its state across a restore that changes R or G, so its buckets may still be that long.
+     */
+    private long longestGeneration;
+
     public DedupModel(DedupConfig config) {
         this.config = config;
+        this.longestGeneration = generationMillis(config);
+    }
+
+    private static long generationMillis(DedupConfig config) {
+        return config.hasRetention() ? config.generationMillis() : 0;
     }
 
     public DedupConfig config() {
@@ -134,9 +145,10 @@ public final class DedupModel {
         return config.hasRetention() ? config.retention().toMillis() : Long.MAX_VALUE;
     }
 
+    /** R + L, with the longest L of any config so far (see {@link #longestGeneration}). */
     private long mayWithin() {
         return config.hasRetention()
-                ? config.retention().toMillis() + config.generationMillis()
+                ? config.retention().toMillis() + longestGeneration
                 : Long.MAX_VALUE;
     }
 
@@ -144,10 +156,13 @@ public final class DedupModel {
      * Continues under a sound config change (the operator restored with it). From now on the new R
      * and A apply; an id already passed keeps the smallest promise and the largest allowance of the
      * configs in force since it passed: after a change of R only occurrences within min(oldR, newR)
-     * must still be dropped, ids the operator has already forgotten may stay forgotten.
+     * must still be dropped, ids the operator has already forgotten may stay forgotten. An id that
+     * passes later may be remembered for R + L with the longest L so far: a key with state keeps
+     * the generation length it recorded (a change of R or G applies to new keys).
      */
     public void changeConfig(DedupConfig newConfig) {
         this.config = newConfig;
+        this.longestGeneration = Math.max(longestGeneration, generationMillis(newConfig));
         long must = mustWithin();
         long may = mayWithin();
         for (Map<String, List<Passed>> ids : passed.values()) {

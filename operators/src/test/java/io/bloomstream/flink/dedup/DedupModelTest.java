@@ -315,6 +315,43 @@ class DedupModelTest {
         }
     }
 
+    /**
+     * Found by the model in exact mode (5,000 tries): after R changed from 10 to 5 ms at a restore,
+     * the key keeps its recorded 10 ms generations, so an id passed at 100017 may still be held at
+     * 100027 (R + the old L = 15 ms), not only R + the new L = 10 ms: the model's allowance was too
+     * small, which in plain mode only looked like a false positive.
+     */
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void keyKeepsItsGenerationLengthAfterTheRetentionChanged(Backend backend) throws Exception {
+        DedupScenario.Base base =
+                new DedupScenario.Base(
+                        DedupScenario.Mode.EVENT_TIME,
+                        10,
+                        2,
+                        0,
+                        true,
+                        50,
+                        1,
+                        io.bloomstream.filter.FilterSpec.AUTO_PAGE_BITS,
+                        0,
+                        0,
+                        0,
+                        true,
+                        false);
+        List<DedupScenario.Step> steps = new java.util.ArrayList<>();
+        for (long advance : new long[] {2, 3, 3}) {
+            steps.add(new DedupScenario.Event(0, 0, DedupScenario.Stamp.AROUND, advance, 0));
+        }
+        steps.add(new DedupScenario.Restore(1, DedupScenario.Change.RETENTION, 0));
+        for (long advance : new long[] {9, 3, 7}) {
+            steps.add(new DedupScenario.Event(0, 0, DedupScenario.Stamp.AROUND, advance, 0));
+        }
+        try (DedupModelRun run = new DedupModelRun(new DedupScenario(base, 1, steps), backend)) {
+            run.run();
+        }
+    }
+
     /** Runs a few events under {@code before}, restores under {@code after}: the failure text. */
     private static String failedRestore(
             DedupConfig before, DedupConfig after, int shardsBefore, int shardsAfter, Backend b)
