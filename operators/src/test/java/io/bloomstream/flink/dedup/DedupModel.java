@@ -158,9 +158,25 @@ public final class DedupModel {
      * configs in force since it passed: after a change of R only occurrences within min(oldR, newR)
      * must still be dropped, ids the operator has already forgotten may stay forgotten. An id that
      * passes later may be remembered for R + L with the longest L so far: a key with state keeps
-     * the generation length it recorded (a change of R or G applies to new keys).
+     * the generation length it recorded (a change of R or G applies to new keys). An id whose
+     * generation the old config may already have freed (its time at or below the watermark - R - A
+     * of the old config) may stay forgotten too: a larger lateness makes events behind the
+     * watermark on time again, but does not bring freed generations back.
      */
     public void changeConfig(DedupConfig newConfig) {
+        if (eventTime() && watermark != Long.MIN_VALUE) {
+            long freedUpTo =
+                    watermark - config.retention().toMillis() - config.allowedLateness().toMillis();
+            for (Map<String, List<Passed>> ids : passed.values()) {
+                for (List<Passed> list : ids.values()) {
+                    for (Passed p : list) {
+                        if (p.time <= freedUpTo) {
+                            p.mustWithin = 0;
+                        }
+                    }
+                }
+            }
+        }
         this.config = newConfig;
         this.longestGeneration = Math.max(longestGeneration, generationMillis(newConfig));
         long must = mustWithin();
