@@ -146,6 +146,9 @@ final class DedupModelRun
                             outcome,
                             where()));
         }
+        if (expect == Expect.EXACT_FIRST) {
+            stats.exactFirsts++; // passed, checked above
+        }
         if (expect == Expect.FIRST && counting) {
             stats.clearFirsts++;
             stats.expectedDrops += model.falsePositiveBound();
@@ -398,6 +401,9 @@ final class DedupModelRun
                     return null;
                 }
                 c.latenessMillis = pick(b.latenessMillis(), 0, 10, 50, 200, v);
+                break;
+            case EXACT:
+                c.exact = !b.exact();
                 break;
             case SEED:
                 c.seed = b.seed() + 1 + v;

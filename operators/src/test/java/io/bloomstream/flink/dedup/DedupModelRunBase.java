@@ -31,8 +31,12 @@ public abstract class DedupModelRunBase<H extends AutoCloseable> implements Auto
         public long falseDrops;
         public double expectedDrops;
 
+        /** Clear firsts in exact mode: each must pass, none is counted above. */
+        public long exactFirsts;
+
         public void add(Stats other) {
             clearFirsts += other.clearFirsts;
+            exactFirsts += other.exactFirsts;
             falseDrops += other.falseDrops;
             expectedDrops += other.expectedDrops;
         }

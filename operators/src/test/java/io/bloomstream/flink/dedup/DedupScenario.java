@@ -48,7 +48,38 @@ public record DedupScenario(Base base, int parallelism, List<Step> steps) {
             int pageBits,
             int shards,
             long seed,
-            long cacheBytes) {
+            long cacheBytes,
+            boolean exact,
+            boolean reset) {
+
+        /** A base without exact mode (the SQL function's tests, and bases written before it). */
+        public Base(
+                Mode mode,
+                long retentionMillis,
+                int generations,
+                long latenessMillis,
+                boolean fixed,
+                long expectedItems,
+                int fppPercent,
+                int pageBits,
+                int shards,
+                long seed,
+                long cacheBytes) {
+            this(
+                    mode,
+                    retentionMillis,
+                    generations,
+                    latenessMillis,
+                    fixed,
+                    expectedItems,
+                    fppPercent,
+                    pageBits,
+                    shards,
+                    seed,
+                    cacheBytes,
+                    false,
+                    false);
+        }
 
         /** A copy to change one field of. */
         public Copy copy() {
@@ -64,6 +95,8 @@ public record DedupScenario(Base base, int parallelism, List<Step> steps) {
             c.shards = shards;
             c.seed = seed;
             c.cacheBytes = cacheBytes;
+            c.exact = exact;
+            c.reset = reset;
             return c;
         }
 
@@ -90,6 +123,7 @@ public record DedupScenario(Base base, int parallelism, List<Step> steps) {
                             .pageBits(pageBits)
                             .seed(seed)
                             .cacheBytes(cacheBytes)
+                            .exact(exact)
                             .emitDuplicates(true);
             if (fixed) {
                 b.fixed();
@@ -101,7 +135,8 @@ public record DedupScenario(Base base, int parallelism, List<Step> steps) {
                                         ? TimeDomain.EVENT_TIME
                                         : TimeDomain.PROCESSING_TIME)
                         .generations(generations)
-                        .allowedLateness(Duration.ofMillis(lateness()));
+                        .allowedLateness(Duration.ofMillis(lateness()))
+                        .resetRetentionOnDuplicate(reset);
             }
             if (global()) {
                 b.shards(shards);
@@ -123,6 +158,8 @@ public record DedupScenario(Base base, int parallelism, List<Step> steps) {
         int shards;
         long seed;
         long cacheBytes;
+        boolean exact;
+        boolean reset;
 
         public Base build() {
             return new Base(
@@ -136,7 +173,9 @@ public record DedupScenario(Base base, int parallelism, List<Step> steps) {
                     pageBits,
                     shards,
                     seed,
-                    cacheBytes);
+                    cacheBytes,
+                    exact,
+                    reset);
         }
     }
 
@@ -185,6 +224,8 @@ public record DedupScenario(Base base, int parallelism, List<Step> steps) {
         RETENTION,
         GENERATIONS,
         ALLOWED_LATENESS,
+        /** Exact mode switched on or off (allowed both ways; see {@link DedupModel}). */
+        EXACT,
         // unsound: the restore must fail naming the field
         SEED,
         TIME_DOMAIN,
@@ -192,7 +233,7 @@ public record DedupScenario(Base base, int parallelism, List<Step> steps) {
         SHARDS;
 
         public boolean sound() {
-            return ordinal() <= ALLOWED_LATENESS.ordinal();
+            return ordinal() <= EXACT.ordinal();
         }
     }
 
@@ -236,15 +277,21 @@ public record DedupScenario(Base base, int parallelism, List<Step> steps) {
         Arbitrary<Long> seed = Arbitraries.longs();
         // The write-back cache: off, so small that nearly every event evicts a key, or the default.
         Arbitrary<Long> cache = Arbitraries.of(0L, 600L, DedupConfig.DEFAULT_CACHE_BYTES);
+        // Exact mode in a third of the scenarios: the tries are shared between the modes.
+        Arbitrary<Boolean> exact = Arbitraries.frequency(Tuple.of(2, false), Tuple.of(1, true));
+        // Reset on duplicate in a quarter of the scenarios with a retention (ignored without).
+        Arbitrary<Boolean> reset = Arbitraries.frequency(Tuple.of(3, false), Tuple.of(1, true));
         return Combinators.combine(
                         Combinators.combine(mode, retention, generations, lateness).as(Tuple::of),
                         Combinators.combine(Arbitraries.of(true, false), expected, fpp, pageBits)
                                 .as(Tuple::of),
                         shards,
                         seed,
-                        cache)
+                        cache,
+                        exact,
+                        reset)
                 .as(
-                        (time, filter, s, sd, cb) ->
+                        (time, filter, s, sd, cb, ex, rs) ->
                                 new Base(
                                         time.get1(),
                                         time.get2(),
@@ -256,7 +303,9 @@ public record DedupScenario(Base base, int parallelism, List<Step> steps) {
                                         filter.get4(),
                                         s,
                                         sd,
-                                        cb));
+                                        cb,
+                                        ex,
+                                        rs));
     }
 
     static Arbitrary<Step> anyStep() {
