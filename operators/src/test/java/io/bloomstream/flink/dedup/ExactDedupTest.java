@@ -74,6 +74,38 @@ class ExactDedupTest {
         }
     }
 
+    /**
+     * On RocksDB new exact entries wait in a write-behind buffer of {@link
+     * ExactEntries#PENDING_LIMIT} entries: a full buffer is written without a snapshot, and ids
+     * buffered or written are both found (the repeats straddle the write).
+     */
+    @org.junit.jupiter.api.Test
+    void aFullWriteBehindBufferIsWrittenAndItsIdsStillFound() throws Exception {
+        int n = ExactEntries.PENDING_LIMIT + 4000;
+        List<String> events = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            events.add("w-" + i);
+        }
+        for (int i = 0; i < n; i += 7) {
+            events.add("w-" + i); // repeats of written and of buffered ids
+        }
+        Hash64PathTest.Built op = Hash64PathTest.operator(bad().exact(true).build());
+        try (var h =
+                new KeyedOneInputStreamOperatorTestHarness<>(
+                        op.operator(), op.keys(), Types.INT, 128, 1, 0)) {
+            h.setStateBackend(Backend.ROCKSDB.create());
+            h.open();
+            for (String id : events) {
+                h.processElement(new StreamRecord<>(id));
+            }
+            assertThat(exactKeys(h, false))
+                    .as("written when the buffer filled, before any snapshot")
+                    .hasSize(ExactEntries.PENDING_LIMIT);
+            assertThat(h.extractOutputValues()).isEqualTo(events.subList(0, n));
+            assertThat(exactEntries(h)).isEqualTo(n);
+        }
+    }
+
     private static List<String> globalPassed(DedupConfig config, Backend backend, List<String> in)
             throws Exception {
         Hash64PathTest.Built op = Hash64PathTest.operator(config);
@@ -251,11 +283,19 @@ class ExactDedupTest {
      * The exact keys in the operator's keyed state (of every key and slot), as {@link
      * #exactEntries}.
      */
-    @SuppressWarnings("unchecked")
     static List<String> exactKeys(AbstractStreamOperatorTestHarness<?> h) throws Exception {
+        return exactKeys(h, true);
+    }
+
+    /** The exact keys in state, after writing what is buffered only if {@code flush}. */
+    @SuppressWarnings("unchecked")
+    static List<String> exactKeys(AbstractStreamOperatorTestHarness<?> h, boolean flush)
+            throws Exception {
         DedupOperator<?, ?> op = (DedupOperator<?, ?>) h.getOperator();
         op.judgeBundleNow();
-        op.flush();
+        if (flush) {
+            op.flush();
+        }
         KeyedStateBackend<Object> backend =
                 (KeyedStateBackend<Object>) ((AbstractStreamOperator<?>) op).getKeyedStateBackend();
         Object current = backend.getCurrentKey();
