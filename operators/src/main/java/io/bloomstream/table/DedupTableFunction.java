@@ -432,7 +432,9 @@ public class DedupTableFunction extends ProcessTableFunction<Row> {
     }
 
     /**
-     * The exact key of a usable id ({@link ExactKeys}), as the DataStream's IdSelectors make it.
+     * The exact key of a usable id ({@link ExactKeys}): as the DataStream's IdSelectors make it,
+     * but an integer as its eight bytes ({@link ExactKeys#ofLongAsBytes}), since a {@code
+     * MapView<STRING, ...>} key is stored as UTF-8, which loses a lone surrogate.
      */
     private String exactKey(Object id) {
         switch (idKind) {
@@ -440,8 +442,8 @@ public class DedupTableFunction extends ProcessTableFunction<Row> {
                 return ExactKeys.ofString((String) id);
             case BYTES:
                 return ExactKeys.ofBytes((byte[]) id);
-            default:
-                return ExactKeys.ofLong(((Number) id).longValue());
+            default: // keys are stored as UTF-8 here: no 16-bit chars (see ExactKeys)
+                return ExactKeys.ofLongAsBytes(((Number) id).longValue());
         }
     }
 

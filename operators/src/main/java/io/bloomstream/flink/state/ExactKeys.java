@@ -41,6 +41,20 @@ public final class ExactKeys {
         return new String(c);
     }
 
+    /**
+     * A long id's exact key where keys are stored as UTF-8 (the SQL function's {@code
+     * MapView<STRING, ...>} holds Flink's {@code StringData}, which encodes a lone surrogate as
+     * '?', so the chars of {@link #ofLong} could collide there): its eight big-endian bytes, one
+     * char per byte, as {@link #ofBytes}.
+     */
+    public static String ofLongAsBytes(long id) {
+        char[] c = new char[8];
+        for (int i = 0; i < 8; i++) {
+            c[i] = (char) ((id >>> (56 - 8 * i)) & 0xFF);
+        }
+        return new String(c);
+    }
+
     /** The exact key of 128 bits (a UUID, or what {@code IdSelector.ofBits128} returns). */
     public static String ofBits128(long hi, long lo) {
         char[] c = new char[8];
