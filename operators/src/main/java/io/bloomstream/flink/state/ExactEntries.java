@@ -4,6 +4,7 @@ import java.util.HashMap;
 import java.util.Map;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.state.MapStateDescriptor;
+import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.common.typeutils.base.BooleanSerializer;
 import org.apache.flink.api.common.typeutils.base.IntSerializer;
 import org.apache.flink.api.common.typeutils.base.StringSerializer;
@@ -20,8 +21,20 @@ import org.apache.flink.streaming.api.operators.KeyContext;
  * state table at once; RocksDB seeks to the (key group, key, namespace) prefix and deletes the
  * entries under it through one write batch (a tombstone per entry, flushed every {@code
  * state.backend.rocksdb.write-batch-size}), on the timer path only. Without retention every entry
- * is in slot 0 and none is ever dropped. Reads and writes go straight to the state (no write-back
- * cache: a first occurrence is one write, a filter's "maybe" one read).
+ * is in slot 0 and none is ever dropped.
+ *
+ * <p>Writes: on the heap backend each new entry goes straight to the state (a map put). On a
+ * backend that serializes its state (RocksDB: {@link KeyedStateBackend#isSafeToReuseKVState}), a
+ * put per entry pays RocksDB's whole write path (JNI, write group, memtable) for one small entry,
+ * which measured two thirds of the operator's native time; new entries are therefore held in a
+ * write-behind buffer of at most {@link #PENDING_LIMIT} entries and written per (key, slot) with
+ * {@code putAll}, one write batch each, when the buffer is full, before every snapshot ({@link
+ * #flush}, which the operator calls at the start of each checkpoint and savepoint, so snapshots
+ * hold every entry) and at the end of input. A failure loses the buffer with the rest of the task's
+ * uncheckpointed work, which the restore replays. Reads look in the buffer first; dropping a slot
+ * drops its buffered entries too. The buffer holds a copy of each key (the input may reuse the
+ * record a key is a field of), found again by the key's {@code equals}. A filter's "maybe" is one
+ * read.
  *
  * <p>The state is obtained from the operator's keyed state backend with an {@link IntSerializer}
  * namespace (a function's runtime context offers only the void namespace). Its name and the exact
@@ -39,6 +52,9 @@ public final class ExactEntries {
     /** Switches the backend's current key for a flush; null: no write-behind buffer. */
     private final KeyContext keys;
 
+    /** Copies a key held by the buffer. */
+    private final TypeSerializer<Object> keyCopier;
+
     /** Entries not yet written, per (key, slot); null without the buffer. */
     private final Map<Pending, Map<String, Boolean>> pending;
 
@@ -47,9 +63,13 @@ public final class ExactEntries {
     /** The current event's exact key. */
     private String id;
 
-    private ExactEntries(InternalMapState<?, Integer, String, Boolean> state, KeyContext keys) {
+    private ExactEntries(
+            InternalMapState<?, Integer, String, Boolean> state,
+            KeyContext keys,
+            TypeSerializer<Object> keyCopier) {
         this.state = state;
         this.keys = keys;
+        this.keyCopier = keyCopier;
         this.pending = keys == null ? null : new HashMap<>();
     }
 
@@ -75,7 +95,8 @@ public final class ExactEntries {
         return new ExactEntries(
                 (InternalMapState<?, Integer, String, Boolean>)
                         backend.getOrCreateKeyedState(IntSerializer.INSTANCE, descriptor(name)),
-                backend.isSafeToReuseKVState() ? keys : null);
+                backend.isSafeToReuseKVState() ? keys : null,
+                (TypeSerializer<Object>) backend.getKeySerializer());
     }
 
     /** Binds the current event's exact key (the backend's current key is the event's key). */
@@ -102,8 +123,14 @@ public final class ExactEntries {
             state.put(id, Boolean.TRUE);
             return;
         }
-        pending.computeIfAbsent(new Pending(keys.getCurrentKey(), slot), k -> new HashMap<>())
-                .put(id, Boolean.TRUE);
+        Pending at = new Pending(keys.getCurrentKey(), slot);
+        Map<String, Boolean> p = pending.get(at);
+        if (p == null) {
+            // the key may be a field of a record the input reuses: keep a copy, as bundles do
+            p = new HashMap<>();
+            pending.put(new Pending(keyCopier.copy(at.key()), slot), p);
+        }
+        p.put(id, Boolean.TRUE);
         if (++pendingEntries >= PENDING_LIMIT) {
             flush();
         }

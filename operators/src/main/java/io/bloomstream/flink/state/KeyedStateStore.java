@@ -22,9 +22,10 @@ import org.apache.flink.api.common.state.ValueState;
  * the backend's.
  *
  * <p>Exact mode: the key's exact entries are in {@link ExactEntries} (one keyed state, namespaced
- * by generation slot), read and written through, never cached; {@link #bindExact} names the current
- * event's id. They are dropped with their slots and with the key, also when exact mode was switched
- * off at a restore (the operator then still opens them, see {@code StateShape}).
+ * by generation slot), outside the write-back cache (on RocksDB new ones wait in the exact entries'
+ * own write-behind buffer, written by {@link #flush}); {@link #bindExact} names the current event's
+ * id. They are dropped with their slots and with the key, also when exact mode was switched off at
+ * a restore (the operator then still opens them, see {@code StateShape}).
  */
 @Internal
 public final class KeyedStateStore implements FilterStore {
