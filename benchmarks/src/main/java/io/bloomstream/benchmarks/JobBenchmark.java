@@ -122,7 +122,9 @@ public final class JobBenchmark {
         List<String> contenders = new ArrayList<>();
         for (String backend : o.backends()) {
             for (String pipeline : o.pipelines()) {
-                contenders.add(backend + " " + pipeline);
+                if (!o.skip().contains(backend + "/" + pipeline)) {
+                    contenders.add(backend + " " + pipeline);
+                }
             }
         }
         try (Writer csv = Files.newBufferedWriter(o.csv())) {

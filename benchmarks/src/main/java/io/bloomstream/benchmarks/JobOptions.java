@@ -41,7 +41,8 @@ record JobOptions(
         Duration budget,
         Path csv,
         int rounds,
-        int savepointRounds) {
+        int savepointRounds,
+        List<String> skip) {
 
     static JobOptions parse(String[] args) {
         Map<String, String> a = new LinkedHashMap<>();
@@ -74,13 +75,15 @@ record JobOptions(
                         duration(a.getOrDefault("budget", "4h")),
                         Path.of(a.getOrDefault("csv", "benchmarks/job-throughput.csv")),
                         Integer.parseInt(a.getOrDefault("rounds", "1")),
-                        Integer.parseInt(a.getOrDefault("savepoint-rounds", "1000000")));
+                        Integer.parseInt(a.getOrDefault("savepoint-rounds", "1000000")),
+                        a.containsKey("skip") ? List.of(a.get("skip").split(",")) : List.of());
         for (String k :
                 List.of(
                         "duplication",
                         "duplicates",
                         "rounds",
                         "savepoint-rounds",
+                        "skip",
                         "fpp",
                         "backends",
                         "parallelism",
