@@ -283,6 +283,19 @@ public final class JobBenchmark {
         long bytes = -1;
         if (!savepoint && !status.startsWith("failed")) {
             job.cancel().get(10, TimeUnit.MINUTES); // state measured in earlier rounds
+            // the cancelled job's readers must be gone before the next run resets the counters
+            long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(10);
+            while (System.nanoTime() < deadline) {
+                try {
+                    if (job.getJobStatus().get().isGloballyTerminalState()) {
+                        break;
+                    }
+                } catch (IllegalStateException | java.util.concurrent.ExecutionException e) {
+                    break; // the job's mini-cluster has shut down
+                }
+                Thread.sleep(100);
+            }
+            Thread.sleep(2000); // and its task threads have seen the cancellation
         } else if (!status.startsWith("failed")) {
             Path dir = Files.createTempDirectory("bloomstream-savepoint");
             try {
