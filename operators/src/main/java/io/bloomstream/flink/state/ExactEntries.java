@@ -130,8 +130,7 @@ public final class ExactEntries {
             p = new HashMap<>();
             pending.put(new Pending(keyCopier.copy(at.key()), slot), p);
         }
-        p.put(id, Boolean.TRUE);
-        if (++pendingEntries >= PENDING_LIMIT) {
+        if (p.put(id, Boolean.TRUE) == null && ++pendingEntries >= PENDING_LIMIT) {
             flush();
         }
     }

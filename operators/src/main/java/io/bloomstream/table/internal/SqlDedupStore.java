@@ -145,6 +145,15 @@ public final class SqlDedupStore implements FilterStore {
                 timerConfig == null
                         || java.util.Arrays.equals(
                                 timerConfig, metaView.get(SqlDedupLayout.TIMER_CONFIG_KEY));
+        stored(meta, at, configRecorded);
+        return meta;
+    }
+
+    /**
+     * Records what the state now holds for the current key: its metadata, where it is stored, and
+     * whether the timer config is recorded (in the cache entry, or in this store without one).
+     */
+    private void stored(FilterMeta meta, int at, boolean configRecorded) {
         if (entry != null) {
             entry.meta = meta;
             entry.metaLoaded = true;
@@ -155,7 +164,6 @@ public final class SqlDedupStore implements FilterStore {
             storedAt = at;
             timerConfigRecorded = configRecorded;
         }
-        return meta;
     }
 
     @Override
@@ -183,16 +191,7 @@ public final class SqlDedupStore implements FilterStore {
                 && !(entry != null ? entry.timerConfigRecorded : timerConfigRecorded)) {
             metaView.put(SqlDedupLayout.TIMER_CONFIG_KEY, timerConfig);
         }
-        if (entry != null) {
-            entry.meta = meta;
-            entry.metaLoaded = true;
-            entry.storedAt = at;
-            entry.unwritten = 0;
-            entry.timerConfigRecorded = true;
-        } else {
-            storedAt = at;
-            timerConfigRecorded = true;
-        }
+        stored(meta, at, true);
     }
 
     @Override
@@ -273,15 +272,8 @@ public final class SqlDedupStore implements FilterStore {
         }
         if (entry != null) {
             cache.dropPages(entry);
-            entry.meta = null;
-            entry.metaLoaded = true;
-            entry.storedAt = DedupStateCache.NONE;
-            entry.unwritten = 0;
-            entry.timerConfigRecorded = timerConfig == null;
-        } else {
-            storedAt = DedupStateCache.NONE;
-            timerConfigRecorded = timerConfig == null;
         }
+        stored(null, DedupStateCache.NONE, timerConfig == null);
     }
 
     @Override
