@@ -231,9 +231,14 @@ class BuildFilterCommandTest {
                         "0.001",
                         "--json");
         done.set(true);
-        // opening for read and write never blocks and lets a writer blocked in open return
-        new java.io.RandomAccessFile(fifo.toFile(), "rw").close();
-        writer.join(10_000);
+        // Opening for read and write never blocks and lets a writer blocked in open return. The
+        // writer may not have reached its open yet (it can be between a close and the check of
+        // done), so open until it has seen done and ended, for at most ten seconds.
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (writer.isAlive() && System.nanoTime() < deadline) {
+            new java.io.RandomAccessFile(fifo.toFile(), "rw").close();
+            writer.join(20);
+        }
         assertThat(writer.isAlive()).as("the writer thread ended").isFalse();
         assertThat(status).as(cli.err.toString()).isZero();
         assertThat(cli.out.toString()).contains("\"entries_added\":3,\"lines_skipped\":1");
