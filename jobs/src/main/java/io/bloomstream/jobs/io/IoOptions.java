@@ -2,8 +2,8 @@ package io.bloomstream.jobs.io;
 
 import java.time.Duration;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
-import org.apache.flink.api.common.serialization.SimpleStringEncoder;
 import org.apache.flink.api.common.serialization.SimpleStringSchema;
+import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.connector.base.DeliveryGuarantee;
@@ -275,68 +275,71 @@ public final class IoOptions {
 
     /** Counts the main output (accumulator {@link Tally#OUT}) and writes it. */
     public void writeOutput(DataStream<String> records) {
-        records.map(new Tally<>(Tally.OUT))
-                .name("tally")
-                .uid("tally")
-                .sinkTo(sink())
-                .name("output")
-                .uid(fileSinkUid("output", output));
+        write(
+                records.map(new Tally<>(Tally.OUT)).name("tally").uid("tally"),
+                "output",
+                output,
+                outputTopic,
+                "out");
     }
 
     /** Writes rejected records to the rejected output (dead-letter topic). */
     public void writeRejected(DataStream<String> records) {
-        records.sinkTo(rejectedSink())
-                .name("rejected")
-                .uid(fileSinkUid("rejected", output + "/_rejected"));
+        write(
+                records,
+                "rejected",
+                output + "/_rejected",
+                deadLetterTopic != null ? deadLetterTopic : outputTopic + "-rejected",
+                "dlq");
     }
 
-    /** The main output. */
-    public Sink<String> sink() {
-        return kafka() ? kafkaSink(outputTopic, "out") : fileSinkOf(output);
-    }
-
-    /** The rejected (dead-letter) output. */
-    public Sink<String> rejectedSink() {
-        return kafka()
-                ? kafkaSink(
-                        deadLetterTopic != null ? deadLetterTopic : outputTopic + "-rejected",
-                        "dlq")
-                : fileSinkOf(output + "/_rejected");
-    }
-
-    /** Another output: a directory, or a Kafka topic. */
-    public Sink<String> sink(String dir, String topic, String id) {
+    /**
+     * Writes {@code records} to another output, named {@code name}: the directory {@code dir} given
+     * by the flag {@code --ID-output}, or the Kafka topic {@code topic}.
+     */
+    public void writeTo(
+            DataStream<String> records, String name, String dir, String topic, String id) {
         if (!kafka()) {
             otherOutputs.put("--" + id + "-output", dir);
         }
-        return kafka() ? kafkaSink(topic, id) : fileSinkOf(dir);
+        write(records, name, dir, topic, id);
     }
 
     /**
-     * {@link #fileSink}; with a state directory, part files roll at every checkpoint, so that none
-     * is left in progress when the run stops with a savepoint (the savepoint commits them) and the
-     * state holds no open file for the next run to resume.
+     * Writes to a Kafka topic, or to part files directly under {@code dir} through {@link
+     * LineBlocks} (the sink writes a block of lines at a time), made visible (renamed from
+     * in-progress) at the checkpoint after they roll and at the end of a bounded job.
      */
-    private Sink<String> fileSinkOf(String dir) {
-        if (!keepsState()) {
-            return fileSink(dir);
+    private void write(
+            DataStream<String> records, String name, String dir, String topic, String id) {
+        if (kafka()) {
+            records.sinkTo(kafkaSink(topic, id)).name(name).uid(name);
+            return;
         }
-        return FileSink.forRowFormat(new Path(dir), new SimpleStringEncoder<String>("UTF-8"))
-                .withBucketAssigner(new BasePathBucketAssigner<>())
-                .withOutputFileConfig(OutputFileConfig.builder().withPartSuffix(".txt").build())
-                .withRollingPolicy(OnCheckpointRollingPolicy.build())
-                .build();
+        records.transform(
+                        name + "-blocks",
+                        PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO,
+                        new LineBlocks())
+                .uid(name + "-blocks")
+                .sinkTo(fileSinkOf(dir))
+                .name(name)
+                .uid(fileSinkUid(name, dir));
     }
 
     /**
-     * Part files directly under {@code dir}, made visible (renamed from in-progress) at the
-     * checkpoint after they roll and at the end of a bounded job.
+     * The file sink of blocks of lines; with a state directory, part files roll at every
+     * checkpoint, so that none is left in progress when the run stops with a savepoint (the
+     * savepoint commits them) and the state holds no open file for the next run to resume.
      */
-    public static Sink<String> fileSink(String dir) {
-        return FileSink.forRowFormat(new Path(dir), new SimpleStringEncoder<String>("UTF-8"))
-                .withBucketAssigner(new BasePathBucketAssigner<>())
-                .withOutputFileConfig(OutputFileConfig.builder().withPartSuffix(".txt").build())
-                .build();
+    private Sink<byte[]> fileSinkOf(String dir) {
+        var files =
+                FileSink.forRowFormat(new Path(dir), new LineBlocks.BlockEncoder())
+                        .withBucketAssigner(new BasePathBucketAssigner<>())
+                        .withOutputFileConfig(
+                                OutputFileConfig.builder().withPartSuffix(".txt").build());
+        return keepsState()
+                ? files.withRollingPolicy(OnCheckpointRollingPolicy.build()).build()
+                : files.build();
     }
 
     private Sink<String> kafkaSink(String topic, String id) {

@@ -277,10 +277,7 @@ public final class ScreenCommand implements Callable<Integer> {
     /** Writes the outputs to the flags' sinks. */
     void write(Screened out) {
         io.writeOutput(out.clean());
-        out.flagged()
-                .sinkTo(io.sink(flaggedOutput, flaggedTopic, "flagged"))
-                .name("flagged")
-                .uid(io.fileSinkUid("flagged", flaggedOutput));
+        io.writeTo(out.flagged(), "flagged", flaggedOutput, flaggedTopic, "flagged");
         io.writeRejected(out.rejected());
     }
 
