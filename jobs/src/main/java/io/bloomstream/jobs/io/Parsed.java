@@ -2,12 +2,13 @@ package io.bloomstream.jobs.io;
 
 /**
  * An input record after parsing: the raw line, the key (null when unkeyed) and the values of the
- * fields a command asked for, in order. A POJO (no Kryo).
+ * fields a command asked for, in order. Passed between operators by {@link ParsedSerializer}, never
+ * kept in state.
  */
 public class Parsed {
-    /** The type information of records (Flink's POJO serializer). */
+    /** The type information of records ({@link ParsedSerializer}). */
     public static final org.apache.flink.api.common.typeinfo.TypeInformation<Parsed> TYPE =
-            org.apache.flink.api.common.typeinfo.Types.POJO(Parsed.class);
+            new ParsedTypeInfo();
 
     /** The line as read. */
     public String raw;
@@ -18,7 +19,7 @@ public class Parsed {
     /** The requested fields' values, in the order asked for (text format: the line). */
     public String[] values;
 
-    /** For Flink's POJO serializer. */
+    /** An empty record, filled by {@link ParsedSerializer}. */
     public Parsed() {}
 
     /** A parsed record. */
@@ -26,6 +27,19 @@ public class Parsed {
         this.raw = raw;
         this.key = key;
         this.values = values;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof Parsed p
+                && java.util.Objects.equals(raw, p.raw)
+                && java.util.Objects.equals(key, p.key)
+                && java.util.Arrays.equals(values, p.values);
+    }
+
+    @Override
+    public int hashCode() {
+        return java.util.Objects.hash(raw, key, java.util.Arrays.hashCode(values));
     }
 
     @Override
