@@ -71,6 +71,14 @@ public final class DedupCommand implements Callable<Integer> {
     boolean exact;
 
     @Option(
+            names = "--pass-through",
+            hidden = true,
+            description =
+                    "For benchmarks/command: the same read, parse and write without the dedup"
+                            + " operator (every line is written).")
+    boolean passThrough;
+
+    @Option(
             names = "--retention",
             paramLabel = "DURATION",
             description =
@@ -146,7 +154,7 @@ public final class DedupCommand implements Callable<Integer> {
             // which reader got ahead (the parse step runs at the source's parallelism, chained)
             input.setParallelism(1);
         }
-        Outputs out = pipeline(input, settings);
+        Outputs out = passThrough ? passThrough(input, settings) : pipeline(input, settings);
         io.writeOutput(out.records());
         io.writeRejected(out.rejected());
         RunOptions.Run run = console.execute(spec, io, env, "bloomstream dedup", stateSettings());
@@ -293,6 +301,24 @@ public final class DedupCommand implements Callable<Integer> {
                                     .uid("late"));
         }
         return new Outputs(records, rejected);
+    }
+
+    /**
+     * The dedup job without its dedup operator: the lines that parse, as they came in, and the
+     * rejected lines. What the command costs around the operator ({@code benchmarks/command}).
+     */
+    static Outputs passThrough(DataStream<String> lines, Settings settings) {
+        if (settings.timeField() != null) {
+            throw new IllegalArgumentException("--pass-through takes no --time-field");
+        }
+        SingleOutputStreamOperator<Parsed> parsed =
+                lines.process(new Rejects(settings.parser(), true))
+                        .returns(Parsed.TYPE)
+                        .name("parse")
+                        .uid("parse");
+        return new Outputs(
+                parsed.map(p -> p.raw).returns(Types.STRING).name("raw").uid("raw"),
+                parsed.getSideOutput(Rejects.TAG));
     }
 
     /** First occurrences of {@code values[0]}, per key or over the whole stream. */
