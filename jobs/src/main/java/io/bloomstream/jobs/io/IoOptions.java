@@ -210,14 +210,21 @@ public final class IoOptions {
     /** A new id per command line: keys the progress counters and metrics of a local run. */
     public final String runId = java.util.UUID.randomUUID().toString();
 
-    /** The execution environment: see {@link ExecutionOptions#environment()}. */
+    /** {@link #environment(Configuration)} with nothing added for local runs. */
     public StreamExecutionEnvironment environment() {
-        return execution.environment();
+        return environment(new Configuration());
     }
 
-    /** The execution environment: see {@link ExecutionOptions#environment(Configuration)}. */
+    /**
+     * The execution environment: see {@link ExecutionOptions#environment(Configuration)}, with
+     * object reuse on: the commands' functions keep no record they are handed (the dedup operator
+     * copies the keys of its bundles), so a chained operator gets the record itself instead of a
+     * copy of it.
+     */
     public StreamExecutionEnvironment environment(Configuration localOnly) {
-        return execution.environment(localOnly);
+        StreamExecutionEnvironment env = execution.environment(localOnly);
+        env.getConfig().enableObjectReuse();
+        return env;
     }
 
     /** The input lines. */

@@ -43,16 +43,33 @@ public final class LineBlocks extends AbstractStreamOperator<byte[]>
     @Override
     public void processElement(StreamRecord<String> element) {
         String line = element.getValue();
-        byte[] bytes = line.getBytes(StandardCharsets.UTF_8);
-        int needed = length + bytes.length + 1;
-        if (needed > block.length) {
-            block = Arrays.copyOf(block, Math.max(needed, block.length * 2));
+        int chars = line.length();
+        ensure(length + chars + 1);
+        int n = length;
+        for (int i = 0; i < chars; i++) {
+            char c = line.charAt(i);
+            if (c >= 0x80) {
+                n = -1; // not ASCII: the encoder's bytes instead
+                break;
+            }
+            block[n++] = (byte) c;
         }
-        System.arraycopy(bytes, 0, block, length, bytes.length);
-        length += bytes.length;
-        block[length++] = '\n';
+        if (n < 0) {
+            byte[] bytes = line.getBytes(StandardCharsets.UTF_8);
+            ensure(length + bytes.length + 1);
+            System.arraycopy(bytes, 0, block, length, bytes.length);
+            n = length + bytes.length;
+        }
+        block[n++] = '\n';
+        length = n;
         if (length >= BLOCK_BYTES) {
             emit();
+        }
+    }
+
+    private void ensure(int needed) {
+        if (needed > block.length) {
+            block = Arrays.copyOf(block, Math.max(needed, block.length * 2));
         }
     }
 

@@ -2,8 +2,9 @@ package io.bloomstream.jobs.io;
 
 /**
  * An input record after parsing: the raw line, the key (null when unkeyed) and the values of the
- * fields a command asked for, in order. Passed between operators by {@link ParsedSerializer}, never
- * kept in state.
+ * fields a command asked for, in order. Immutable: nothing changes a record (or its values) once
+ * made, so Flink passes it between chained operators without a copy. Passed between operators by
+ * {@link ParsedSerializer}, never kept in state.
  */
 public class Parsed {
     /** The type information of records ({@link ParsedSerializer}). */
@@ -11,16 +12,13 @@ public class Parsed {
             new ParsedTypeInfo();
 
     /** The line as read. */
-    public String raw;
+    public final String raw;
 
     /** The key field's value, or null. */
-    public String key;
+    public final String key;
 
     /** The requested fields' values, in the order asked for (text format: the line). */
-    public String[] values;
-
-    /** An empty record, filled by {@link ParsedSerializer}. */
-    public Parsed() {}
+    public final String[] values;
 
     /** A parsed record. */
     public Parsed(String raw, String key, String[] values) {

@@ -40,7 +40,7 @@ public final class ParsedSerializer extends TypeSerializer<Parsed> {
 
     @Override
     public boolean isImmutableType() {
-        return false;
+        return true; // see Parsed: a copy is the record itself
     }
 
     @Override
@@ -60,13 +60,12 @@ public final class ParsedSerializer extends TypeSerializer<Parsed> {
 
     @Override
     public Parsed createInstance() {
-        return new Parsed();
+        return new Parsed(null, null, null);
     }
 
     @Override
     public Parsed copy(Parsed from) {
-        String[] values = from.values == null ? null : from.values.clone();
-        return new Parsed(from.raw, from.key, values);
+        return from;
     }
 
     @Override
@@ -115,25 +114,24 @@ public final class ParsedSerializer extends TypeSerializer<Parsed> {
         if (flags > 15) {
             throw new IOException("corrupt parsed record: flags " + flags);
         }
-        Parsed p = new Parsed();
-        p.raw = (flags & HAS_RAW) != 0 ? readString(source) : null;
-        p.key = (flags & HAS_KEY) != 0 ? readString(source) : null;
+        String raw = (flags & HAS_RAW) != 0 ? readString(source) : null;
+        String key = (flags & HAS_KEY) != 0 ? readString(source) : null;
+        String[] values = null;
         if ((flags & HAS_VALUES) != 0) {
             int n = readVarInt(source);
             if (n < 0 || n > (1 << 16)) {
                 throw new IOException("corrupt parsed record: " + n + " values");
             }
-            String[] values = new String[n];
+            values = new String[n];
             int i = 0;
             if ((flags & FIRST_VALUE_IS_RAW) != 0 && n > 0) {
-                values[i++] = p.raw;
+                values[i++] = raw;
             }
             for (; i < n; i++) {
                 values[i] = source.readByte() == 0 ? null : readString(source);
             }
-            p.values = values;
         }
-        return p;
+        return new Parsed(raw, key, values);
     }
 
     @Override

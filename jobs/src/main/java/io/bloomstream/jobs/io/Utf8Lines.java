@@ -131,11 +131,24 @@ public final class Utf8Lines implements DeserializationSchema<String> {
      * by the Base64 of those bytes when they are not UTF-8.
      */
     static String decode(CharsetDecoder decoder, byte[] bytes, int length) {
+        if (isAscii(bytes, length)) {
+            // ASCII is valid UTF-8 and decodes to itself: one copy, none of the decoder's buffers
+            return new String(bytes, 0, length, java.nio.charset.StandardCharsets.ISO_8859_1);
+        }
         try {
             return decoder.decode(ByteBuffer.wrap(bytes, 0, length)).toString(); // resets it
         } catch (CharacterCodingException e) {
             return NOT_UTF8 + Base64.getEncoder().encodeToString(Arrays.copyOf(bytes, length));
         }
+    }
+
+    private static boolean isAscii(byte[] bytes, int length) {
+        for (int i = 0; i < length; i++) {
+            if (bytes[i] < 0) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**
