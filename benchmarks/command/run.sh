@@ -9,7 +9,8 @@
 #
 # Environment: ROUNDS (3), DISTINCT (10^7 ids), LINES (2*10^7 lines), JAR
 # (jobs/target/bloomstream.jar), WORK (/tmp/bloomstream-command-bench: input files, outputs),
-# ONLY (dedup: skip frontier and screen), JAVA_OPTS (none: what a user runs).
+# ONLY (dedup: skip frontier and screen), JAVA_OPTS (none: what a user runs), SMALL_HEAP (e.g.
+# -Xmx512m: adds the contender dedup-small-heap, dedup run with these JVM options).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROUNDS=${ROUNDS:-3}
@@ -52,7 +53,7 @@ echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2 / 104857
 
 run() { # name command...: appends "name wall_s rss_kb" to results, keeps the last output
     local name=$1; shift
-    rm -rf "$WORK/out-$name"
+    rm -rf "$WORK/out-$name" "$WORK/out-$name-flagged"
     if ! "$TIME" -f "%e %M" -o "$WORK/time.txt" "$@" > "$WORK/$name.log" 2>&1; then
         echo "$name failed: see $WORK/$name.log" >&2; exit 1
     fi
@@ -69,7 +70,11 @@ frontier() { run frontier java $JAVA_OPTS -jar "$JAR" frontier --input "$URLS" \
 screen() { run screen java $JAVA_OPTS -jar "$JAR" screen --filter "$WORK/block.bloom" \
     --input "$IDS" --output "$WORK/out-screen" --flagged-output "$WORK/out-screen-flagged"; }
 
+small() { run dedup-small-heap java $SMALL_HEAP -jar "$JAR" dedup --input "$IDS" \
+    --output "$WORK/out-dedup-small-heap" --expected-items "$DISTINCT"; }
+
 contenders=(dedup sortu pass)
+[ -z "${SMALL_HEAP:-}" ] || contenders+=(small)
 [ "${ONLY:-}" = dedup ] || contenders+=(frontier screen)
 : > "$WORK/results.txt"
 for ((r = 0; r < ROUNDS; r++)); do
@@ -92,8 +97,8 @@ awk -v lines="$LINES" -v rounds="$ROUNDS" '
     }
     END {
         printf "%-14s %10s %14s %12s %14s %16s\n", "contender", "wall s", "(min-max)", "lines/s", "peak RSS MiB", "(min-max)"
-        split("dedup sort-u pass-through frontier screen", order, " ")
-        for (k = 1; k <= 5; k++) {
+        split("dedup sort-u pass-through dedup-small-heap frontier screen", order, " ")
+        for (k = 1; k <= 6; k++) {
             c = order[k]; if (!(c in wall)) continue
             w[c] = median(wall[c]); wl = lo; wh = hi
             m[c] = median(rss[c]); ml = lo; mh = hi
