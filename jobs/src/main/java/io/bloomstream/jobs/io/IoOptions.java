@@ -133,6 +133,9 @@ public final class IoOptions {
             require(outputTopic != null, "--output-topic is required with --bootstrap-servers");
             require(input == null && output == null, "give files or Kafka, not both");
         }
+        if (input != null) {
+            requireFileOrDirectory(input);
+        }
         if (groupId == null) {
             groupId = "bloomstream-" + command;
         }
@@ -194,6 +197,28 @@ public final class IoOptions {
                                 .toString()
                         : uri.normalize().toString();
         return name + "-" + Integer.toHexString(where.hashCode());
+    }
+
+    /**
+     * Refuses a local {@code --input} that exists but is neither a file nor a directory: a pipe
+     * ({@code /dev/stdin}, {@code <(zcat ...)}, a FIFO), which Flink's file source cannot read (it
+     * seeks, and reads a split more than once on recovery).
+     */
+    private void requireFileOrDirectory(String path) {
+        java.net.URI uri = new Path(path).toUri();
+        if (uri.getScheme() != null && !"file".equals(uri.getScheme())) {
+            return;
+        }
+        java.nio.file.Path local = java.nio.file.Path.of(uri.getPath());
+        require(
+                !java.nio.file.Files.exists(local)
+                        || java.nio.file.Files.isRegularFile(local)
+                        || java.nio.file.Files.isDirectory(local),
+                "--input "
+                        + path
+                        + " is not a file or directory (a pipe?): Flink's file source seeks in"
+                        + " its files and reads them again after a failure; write the stream to a"
+                        + " file first, or send it through Kafka (--bootstrap-servers)");
     }
 
     private void require(boolean ok, String message) {

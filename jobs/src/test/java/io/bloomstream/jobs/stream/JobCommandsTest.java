@@ -590,4 +590,28 @@ class JobCommandsTest {
                 return p.getText();
         }
     }
+
+    @Test
+    void aPipeAsInputIsAUsageErrorThatSaysWhatToDo() throws Exception {
+        // Flink's file source seeks in its files: a pipe failed the job with "Illegal seek"
+        Path fifo = tmp.resolve("ids.fifo");
+        org.junit.jupiter.api.Assumptions.assumeTrue(
+                new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor() == 0, "mkfifo");
+        for (String command : List.of("dedup", "frontier", "count")) {
+            Cli c = new Cli();
+            assertThat(
+                            c.run(
+                                    command,
+                                    "--input",
+                                    fifo.toString(),
+                                    "--output",
+                                    tmp.resolve("out-" + command).toString()))
+                    .as(command)
+                    .isEqualTo(2);
+            assertThat(c.err.toString())
+                    .as(command)
+                    .contains("--input " + fifo + " is not a file or directory (a pipe?)")
+                    .contains("write the stream to a file first");
+        }
+    }
 }
