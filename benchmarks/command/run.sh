@@ -7,10 +7,10 @@
 #
 #   benchmarks/command/run.sh            # after: mvn -B -q -pl jobs -am package -DskipTests
 #
-# Environment: ROUNDS (3), DISTINCT (10^7 ids), LINES (2*10^7 lines), JAR
-# (jobs/target/bloomstream.jar), WORK (/tmp/bloomstream-command-bench: input files, outputs),
-# ONLY (dedup: skip frontier and screen), JAVA_OPTS (none: what a user runs), SMALL_HEAP (e.g.
-# -Xmx512m: adds the contender dedup-small-heap, dedup run with these JVM options).
+# Linux, bash, GNU time, awk, md5sum. Environment: ROUNDS (3), DISTINCT (10^7 ids), LINES (2*10^7
+# lines), JAR (jobs/target/bloomstream.jar), WORK (/tmp/bloomstream-command-bench: input files,
+# outputs), ONLY (dedup: skip frontier and screen), JAVA_OPTS (none: what a user runs), SMALL_HEAP
+# (e.g. -Xmx512m: adds the contender dedup-small-heap, dedup run with these JVM options).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROUNDS=${ROUNDS:-3}
@@ -20,10 +20,10 @@ JAR=${JAR:-jobs/target/bloomstream.jar}
 WORK=${WORK:-/tmp/bloomstream-command-bench}
 JAVA_OPTS=${JAVA_OPTS:-}
 TIME=/usr/bin/time
-[ -x "$TIME" ] || { echo "needs GNU time at /usr/bin/time (apt install time)" >&2; exit 2; }
+"$TIME" --version 2>&1 | grep -q GNU || { echo "needs GNU time at /usr/bin/time (apt install time)" >&2; exit 2; }
 [ -f "$JAR" ] || { echo "no $JAR: build it with mvn -B -q -pl jobs -am package -DskipTests" >&2; exit 2; }
 mkdir -p "$WORK"
-cp "$JAR" "$WORK/bloomstream.jar" # a rebuild during the run does not change the contender
+[ "$JAR" -ef "$WORK/bloomstream.jar" ] || cp "$JAR" "$WORK/bloomstream.jar" # a rebuild during the run changes nothing
 JAR="$WORK/bloomstream.jar"
 
 IDS="$WORK/ids-$DISTINCT-$LINES.txt"
@@ -64,7 +64,7 @@ dedup() { run dedup java $JAVA_OPTS -jar "$JAR" dedup --input "$IDS" --output "$
     --expected-items "$DISTINCT"; }
 pass() { run pass-through java $JAVA_OPTS -jar "$JAR" dedup --pass-through --input "$IDS" \
     --output "$WORK/out-pass-through" --expected-items "$DISTINCT"; }
-sortu() { run sort-u sh -c "LC_ALL=C sort -u -S 4G --parallel=2 '$IDS' > '$WORK/out-sort-u.txt'"; }
+sortu() { run sort-u sh -c 'LC_ALL=C sort -u -S 4G --parallel=2 "$1" > "$2"' sh "$IDS" "$WORK/out-sort-u.txt"; }
 frontier() { run frontier java $JAVA_OPTS -jar "$JAR" frontier --input "$URLS" \
     --output "$WORK/out-frontier" --expected-items "$((DISTINCT / 256 + 1))"; }
 screen() { run screen java $JAVA_OPTS -jar "$JAR" screen --filter "$WORK/block.bloom" \
@@ -91,6 +91,7 @@ awk -v lines="$LINES" -v rounds="$ROUNDS" '
     { wall[$1] = wall[$1] " " $2; rss[$1] = rss[$1] " " $3 }
     function median(list,   a, n, i, j, t) {
         n = split(list, a, " ")
+        for (i = 1; i <= n; i++) a[i] += 0
         for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (a[j] < a[i]) { t = a[i]; a[i] = a[j]; a[j] = t }
         lo = a[1]; hi = a[n]
         return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2

@@ -6,6 +6,7 @@ package io.bloomstream.jobs.io;
  * made, so Flink passes it between chained operators without a copy. Passed between operators by
  * {@link ParsedSerializer}, never kept in state.
  */
+@org.apache.flink.api.common.typeinfo.TypeInfo(Parsed.TypeFactory.class)
 public class Parsed {
     /** The type information of records ({@link ParsedSerializer}). */
     public static final org.apache.flink.api.common.typeinfo.TypeInformation<Parsed> TYPE =
@@ -25,6 +26,18 @@ public class Parsed {
         this.raw = raw;
         this.key = key;
         this.values = values;
+    }
+
+    /** Gives Flink's type extraction {@link ParsedTypeInfo} wherever a function returns Parsed. */
+    public static final class TypeFactory
+            extends org.apache.flink.api.common.typeinfo.TypeInfoFactory<Parsed> {
+        @Override
+        public org.apache.flink.api.common.typeinfo.TypeInformation<Parsed> createTypeInfo(
+                java.lang.reflect.Type type,
+                java.util.Map<String, org.apache.flink.api.common.typeinfo.TypeInformation<?>>
+                        generics) {
+            return TYPE;
+        }
     }
 
     @Override

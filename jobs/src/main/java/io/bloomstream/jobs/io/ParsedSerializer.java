@@ -11,10 +11,11 @@ import org.apache.flink.core.memory.DataOutputView;
 /**
  * Serializes a {@link Parsed} between the commands' operators (it is never kept in state): a flags
  * byte, the raw line, the key if any, then the values, where a value that is the raw line itself
- * (the text format's id) is a flag instead of a second copy. Strings are written as modified UTF-8
- * (each char on its own, so any Java string, an unpaired surrogate too, comes back as it was) after
- * a varint byte length; an all-ASCII string is read back in one copy. Flink's POJO serializer wrote
- * the line twice, through reflection, and looked up a thread-local buffer for each string.
+ * (the text format's id) is a flag instead of a second copy. Strings are written as the UTF-8 of
+ * each char on its own (as CESU-8 does: a surrogate takes 3 bytes, so any Java string, an unpaired
+ * surrogate too, comes back as it was) after a varint byte length; an all-ASCII string is read back
+ * in one copy. Flink's POJO serializer wrote the line twice, through reflection, and looked up a
+ * thread-local buffer for each string.
  *
  * <p>Each instance keeps a buffer, so {@link #duplicate()} makes a new one for each thread.
  */
@@ -30,6 +31,9 @@ public final class ParsedSerializer extends TypeSerializer<Parsed> {
      * bytes of UTF-8, takes up to 1.5 times that in modified UTF-8).
      */
     private static final int MAX_STRING_BYTES = Integer.MAX_VALUE - 8;
+
+    /** The most values in a record (a command asks for a few fields). */
+    private static final int MAX_VALUES = 1 << 16;
 
     private static final int HAS_RAW = 1;
     private static final int HAS_KEY = 2;
@@ -95,6 +99,9 @@ public final class ParsedSerializer extends TypeSerializer<Parsed> {
             writeString(p.key, target);
         }
         if (values != null) {
+            if (values.length > MAX_VALUES) {
+                throw new IOException("a parsed record of " + values.length + " values");
+            }
             writeVarInt(values.length, target);
             for (int i = firstIsRaw ? 1 : 0; i < values.length; i++) {
                 String v = values[i];
@@ -119,7 +126,7 @@ public final class ParsedSerializer extends TypeSerializer<Parsed> {
         String[] values = null;
         if ((flags & HAS_VALUES) != 0) {
             int n = readVarInt(source);
-            if (n < 0 || n > (1 << 16)) {
+            if (n < 0 || n > MAX_VALUES) {
                 throw new IOException("corrupt parsed record: " + n + " values");
             }
             values = new String[n];
@@ -157,7 +164,17 @@ public final class ParsedSerializer extends TypeSerializer<Parsed> {
 
     private void writeString(String s, DataOutputView target) throws IOException {
         int chars = s.length();
-        byte[] b = buffer(3 * chars);
+        long most = 3L * chars;
+        byte[] b;
+        if (most <= KEPT_BUFFER_BYTES) {
+            b = buffer((int) most);
+        } else {
+            long bytes = encodedLength(s);
+            if (bytes > MAX_STRING_BYTES) {
+                throw new IOException("a string of " + bytes + " bytes in a parsed record");
+            }
+            b = new byte[(int) bytes];
+        }
         int n = 0;
         for (int i = 0; i < chars; i++) {
             char c = s.charAt(i);
@@ -176,13 +193,38 @@ public final class ParsedSerializer extends TypeSerializer<Parsed> {
         target.write(b, 0, n);
     }
 
+    /** The bytes {@link #writeString} writes for {@code s}. */
+    private static long encodedLength(String s) {
+        long bytes = 0;
+        for (int i = 0, n = s.length(); i < n; i++) {
+            char c = s.charAt(i);
+            bytes += c < 0x80 ? 1 : c < 0x800 ? 2 : 3;
+        }
+        return bytes;
+    }
+
     private String readString(DataInputView source) throws IOException {
         int n = readVarInt(source);
         if (n < 0 || n > MAX_STRING_BYTES) {
             throw new IOException("corrupt parsed record: a string of " + n + " bytes");
         }
-        byte[] b = buffer(n);
-        source.readFully(b, 0, n);
+        byte[] b;
+        if (n <= KEPT_BUFFER_BYTES) {
+            b = buffer(n);
+            source.readFully(b, 0, n);
+        } else {
+            // grown as bytes arrive: a corrupt length over a short stream ends in EOF, not OOM
+            b = new byte[KEPT_BUFFER_BYTES];
+            int read = 0;
+            while (read < n) {
+                if (read == b.length) {
+                    b = java.util.Arrays.copyOf(b, (int) Math.min(n, 2L * b.length));
+                }
+                int chunk = b.length - read;
+                source.readFully(b, read, chunk);
+                read += chunk;
+            }
+        }
         int i = 0;
         while (i < n && b[i] >= 0) {
             i++;

@@ -154,6 +154,13 @@ public final class DedupCommand implements Callable<Integer> {
             // which reader got ahead (the parse step runs at the source's parallelism, chained)
             input.setParallelism(1);
         }
+        if (passThrough && (io.keepsState() || io.kafka() || settings.timeField() != null)) {
+            // a run that resumes a state directory without the dedup operator would drop its state
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(),
+                    "--pass-through (for benchmarks) takes files alone: no --state-dir, Kafka or"
+                            + " --time-field");
+        }
         Outputs out = passThrough ? passThrough(input, settings) : pipeline(input, settings);
         io.writeOutput(out.records());
         io.writeRejected(out.rejected());
@@ -308,9 +315,6 @@ public final class DedupCommand implements Callable<Integer> {
      * rejected lines. What the command costs around the operator ({@code benchmarks/command}).
      */
     static Outputs passThrough(DataStream<String> lines, Settings settings) {
-        if (settings.timeField() != null) {
-            throw new IllegalArgumentException("--pass-through takes no --time-field");
-        }
         SingleOutputStreamOperator<Parsed> parsed =
                 lines.process(new Rejects(settings.parser(), true))
                         .returns(Parsed.TYPE)

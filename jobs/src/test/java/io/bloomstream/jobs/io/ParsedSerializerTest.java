@@ -65,6 +65,25 @@ class ParsedSerializerTest extends SerializerTestBase<Parsed> {
     }
 
     @Test
+    void flinksTypeExtractionFindsItsOwnSerializer() {
+        assertThat(org.apache.flink.api.common.typeinfo.TypeInformation.of(Parsed.class))
+                .isEqualTo(Parsed.TYPE);
+    }
+
+    @Test
+    void keepsAStringLongerThanItsBuffer() throws IOException {
+        String long3 = "€".repeat(400_000); // 1.2 MB encoded: past the 1 MiB kept buffer
+        ParsedSerializer serializer = new ParsedSerializer();
+        DataOutputSerializer out = new DataOutputSerializer(64);
+        serializer.serialize(new Parsed(long3, null, new String[] {long3}), out);
+        Parsed back = serializer.deserialize(new DataInputDeserializer(out.getCopyOfBuffer()));
+        assertThat(back.raw).isEqualTo(long3);
+        // a length of 1.2 MB over a stream of 10 bytes: EOF, read in chunks of at most 1 MiB
+        byte[] corrupt = {1, (byte) 0x80, (byte) 0xA4, 0x49, 'a', 'b', 'c', 'd', 'e', 'f'};
+        assertThatThrownBy(() -> read(corrupt)).isInstanceOf(java.io.EOFException.class);
+    }
+
+    @Test
     void refusesCorruptInputWithItsReason() {
         assertThatThrownBy(() -> read(new byte[] {(byte) 0x40}))
                 .isInstanceOf(IOException.class)

@@ -614,4 +614,22 @@ class JobCommandsTest {
                     .contains("write the stream to a file first");
         }
     }
+
+    @Test
+    void passThroughIsRefusedWhereItWouldDropState() {
+        // a pass-through run that resumed a state directory would drop the dedup filters
+        Cli c = new Cli();
+        assertThat(
+                        c.run(
+                                "dedup",
+                                "--pass-through",
+                                "--input",
+                                tmp.resolve("in.txt").toString(),
+                                "--output",
+                                tmp.resolve("out").toString(),
+                                "--state-dir",
+                                tmp.resolve("state").toString()))
+                .isEqualTo(2);
+        assertThat(c.err.toString()).contains("--pass-through (for benchmarks) takes files alone");
+    }
 }

@@ -221,6 +221,8 @@ class StateDirITCase {
             "--quiet",
             "--fpp",
             "1e-6",
+            "--checkpoint-interval",
+            "200ms",
             "--state-dir",
             state.toString(),
             "--input",
@@ -247,7 +249,9 @@ class StateDirITCase {
                     "a completed checkpoint and a part file in progress written after it",
                     WAIT,
                     POLL,
-                    () -> !dead.isAlive() || writtenAfterLastCheckpoint(state, out));
+                    () ->
+                            !dead.isAlive()
+                                    || frozenWithAFileAfterItsLastCheckpoint(dead, state, out));
             assertThat(dead.isAlive())
                     .as("the run to kill: %s", Files.readString(tmp.resolve("dead.log")))
                     .isTrue();
@@ -275,6 +279,40 @@ class StateDirITCase {
         Set<String> missing = new LinkedHashSet<>(ids(0, 600_000));
         all.forEach(missing::remove);
         assertThat(missing).hasSizeLessThanOrEqualTo(6);
+    }
+
+    /**
+     * Whether the run, stopped with SIGSTOP (its mini-cluster too: no checkpoint completes while it
+     * is stopped), has a part file in progress written after its newest checkpoint; if not, it is
+     * continued. A file closed at the barrier of a checkpoint that has not completed stays in
+     * progress until the restore, which resumes from the checkpoint before: it is removed.
+     */
+    private static boolean frozenWithAFileAfterItsLastCheckpoint(
+            Process run, Path state, Path out) {
+        if (!writtenAfterLastCheckpoint(state, out)) {
+            return false;
+        }
+        signal("STOP", run);
+        if (writtenAfterLastCheckpoint(state, out)) {
+            return true; // killed stopped
+        }
+        signal("CONT", run);
+        return false;
+    }
+
+    private static void signal(String name, Process process) {
+        try {
+            int status =
+                    new ProcessBuilder("kill", "-" + name, Long.toString(process.pid()))
+                            .start()
+                            .waitFor();
+            assertThat(status).as("kill -%s", name).isZero();
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
     }
 
     /** Whether a part file in {@code out} was written after the newest checkpoint's metadata. */
