@@ -1,5 +1,6 @@
 package io.bloomstream.jobs.io;
 
+import io.bloomstream.flink.typeutils.PageSerializer;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import org.apache.flink.api.common.typeutils.SimpleTypeSerializerSnapshot;
@@ -254,23 +255,11 @@ public final class ParsedSerializer extends TypeSerializer<Parsed> {
     }
 
     private static void writeVarInt(int value, DataOutputView out) throws IOException {
-        while ((value & ~0x7F) != 0) {
-            out.writeByte((value & 0x7F) | 0x80);
-            value >>>= 7;
-        }
-        out.writeByte(value);
+        PageSerializer.writeVarInt(value, out);
     }
 
     private static int readVarInt(DataInputView in) throws IOException {
-        int value = 0;
-        for (int shift = 0; shift < 35; shift += 7) {
-            int b = in.readUnsignedByte();
-            value |= (b & 0x7F) << shift;
-            if ((b & 0x80) == 0) {
-                return value;
-            }
-        }
-        throw new IOException("corrupt parsed record: a varint of more than 5 bytes");
+        return PageSerializer.readVarInt(in);
     }
 
     @Override

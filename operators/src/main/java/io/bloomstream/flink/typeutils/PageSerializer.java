@@ -147,7 +147,8 @@ public final class PageSerializer extends TypeSerializerSingleton<long[]> {
         return e;
     }
 
-    static void writeVarInt(int value, DataOutputView out) throws IOException {
+    /** Writes {@code value} as an unsigned LEB128 varint of 1 to 5 bytes. */
+    public static void writeVarInt(int value, DataOutputView out) throws IOException {
         int v = value;
         while ((v & ~0x7F) != 0) {
             out.writeByte((v & 0x7F) | 0x80);
@@ -156,7 +157,8 @@ public final class PageSerializer extends TypeSerializerSingleton<long[]> {
         out.writeByte(v);
     }
 
-    static int readVarInt(DataInputView in) throws IOException {
+    /** Reads a varint of {@link #writeVarInt}; more than 5 bytes is corrupt. */
+    public static int readVarInt(DataInputView in) throws IOException {
         int value = 0;
         for (int shift = 0; shift < 35; shift += 7) {
             int b = in.readUnsignedByte();
