@@ -58,6 +58,13 @@ public final class DedupOperator<K, T> extends KeyedProcessOperator<K, T, T> {
     /** Global mode's shard keys, when shards are routed by the id's 64-bit hash; else null. */
     private transient Integer[] shardKeys;
 
+    /**
+     * With bundles in global mode: the shard of the record {@link #setKeyContextElement1} hashed,
+     * not yet made the current key (the bundle sets it when it judges the record; setting it twice
+     * cost a key-group hash each time).
+     */
+    private transient Integer arrivingShard;
+
     DedupOperator(DedupFunction<K, T> function, DedupConfig config) {
         super(function);
         this.function = function;
@@ -104,8 +111,13 @@ public final class DedupOperator<K, T> extends KeyedProcessOperator<K, T, T> {
         function.hash((T) record.getValue(), hash);
         hash.of = record;
         if (shardKeys != null) {
-            setCurrentKey(
-                    shardKeys[hash.valid ? Shards.shardOf64(hash.h[0], shardKeys.length) : 0]);
+            Integer shard =
+                    shardKeys[hash.valid ? Shards.shardOf64(hash.h[0], shardKeys.length) : 0];
+            if (bundle != null) {
+                arrivingShard = shard;
+            } else {
+                setCurrentKey(shard);
+            }
         } else {
             super.setKeyContextElement1(record);
         }
@@ -113,8 +125,11 @@ public final class DedupOperator<K, T> extends KeyedProcessOperator<K, T, T> {
 
     @Override
     public void processElement(StreamRecord<T> element) throws Exception {
+        Integer shard = arrivingShard;
+        arrivingShard = null;
         if (hash.of != element) { // not keyed through setKeyContextElement1 (not by Flink's tasks)
             function.hash(element.getValue(), hash);
+            shard = null; // the caller set the current key
         }
         hash.of = null;
         if (bundle == null) {
@@ -123,8 +138,8 @@ public final class DedupOperator<K, T> extends KeyedProcessOperator<K, T, T> {
         }
         int i = bundle.size();
         bundle.add(copier == null ? element : element.copy(copier.copy(element.getValue())));
-        Object key = getCurrentKey();
-        if (copier != null) {
+        Object key = shard != null ? shard : getCurrentKey();
+        if (copier != null && shard == null) {
             // the key may point into the input's reused object (a POJO or tuple field): keep a copy
             key = keyCopier.copy(key);
         }
