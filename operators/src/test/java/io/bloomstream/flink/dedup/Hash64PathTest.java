@@ -139,14 +139,30 @@ class Hash64PathTest {
                         0)) {
             h.open();
             EXTRACTED.set(0);
+            java.util.Set<Integer> shards = new java.util.TreeSet<>();
             for (int i = 0; i < 2000; i++) {
                 String id = "id-" + (i % 1000);
                 h.processElement(new StreamRecord<>(id));
-                assertThat(((DedupOperator<?, ?>) op).getCurrentKey()).isEqualTo(router.getKey(id));
+                shards.add(router.getKey(id));
+                if (!bundles) { // a bundle sets the key when it judges the event
+                    assertThat(((DedupOperator<?, ?>) op).getCurrentKey())
+                            .isEqualTo(router.getKey(id));
+                }
             }
             judge(op);
             assertThat(EXTRACTED.get()).as("ids extracted for 2000 events").isEqualTo(2000);
             assertThat(h.getOutput()).hasSize(1000);
+            h.snapshot(1, 1); // writes the cached metadata back to the backend
+            java.util.Set<Integer> keyed = new java.util.TreeSet<>();
+            try (var keys =
+                    ((DedupOperator<?, ?>) op)
+                            .getKeyedStateBackend()
+                            .<org.apache.flink.runtime.state.VoidNamespace>getKeys(
+                                    DedupFunction.META_STATE,
+                                    org.apache.flink.runtime.state.VoidNamespace.INSTANCE)) {
+                keys.forEach(k -> keyed.add((Integer) k));
+            }
+            assertThat(keyed).as("the shards that hold state").isEqualTo(shards);
         }
     }
 
