@@ -1,12 +1,15 @@
 package io.bloomstream.table;
 
 import io.bloomstream.filter.BloomFilter;
+import io.bloomstream.filter.CounterPages;
 import io.bloomstream.filter.FilterSpec;
 import io.bloomstream.filter.HashStrategy;
 import io.bloomstream.filter.Hasher;
 import io.bloomstream.filter.Pages;
 import io.bloomstream.filter.Sizing;
 import io.bloomstream.table.internal.SqlArguments;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import org.apache.flink.annotation.PublicEvolving;
 import org.apache.flink.table.api.DataTypes;
@@ -23,9 +26,21 @@ import org.apache.flink.table.types.DataType;
  * io.bloomstream.filter.Estimate}) reads no page. The shape is decided by the first row (or the
  * first filter, for a union) and never changes; a row or accumulator of another shape is an error.
  *
- * <p>State layout (a contract: version {@value #LAYOUT_VERSION}): the fields of {@link #dataType()}
- * in that order; page keys are page indexes in [0, pages), values {@link Pages#words(FilterSpec)}
- * words. {@code bits == 0} means "no shape yet" (no row seen).
+ * <p>State layouts (a contract; the number is in {@link #layout}), both the fields of {@link
+ * #dataType()} in that order, {@code bits == 0} meaning "no shape yet" (no row seen):
+ *
+ * <ul>
+ *   <li>{@value #VERSION_1}, plain (bloomstream 0.4 on; every function but the counting form): page
+ *       keys are page indexes in [0, pages), values {@link Pages#words(FilterSpec)} words of bits;
+ *       {@link #setBits} counts the set bits.
+ *   <li>{@value #VERSION_2_COUNTING}, counting ({@code BLOOM_COUNT_DISTINCT(..., 'retract')},
+ *       bloomstream 0.6): page key p in [0, pages) holds the page's counters P in the layout of
+ *       {@link CounterPages} (4, 8 or 16 bits, from the value's length); key {@code -1 - p} holds
+ *       retractions of page p still pending (M, same layout): retractions of values this
+ *       accumulator never saw, which a merge into an accumulator that saw them cancels. {@link
+ *       #setBits} counts the counters P above zero; {@link #itemsAdded} is the adds less the
+ *       retractions matched, never below zero.
+ * </ul>
  *
  * <p>It is {@code @PublicEvolving} because it stands in the public methods that Flink calls on the
  * aggregate functions ({@code createAccumulator}, {@code accumulate}, {@code merge}): users never
@@ -44,7 +59,13 @@ public class BloomAccumulator {
      */
     public static final int LAYOUT_VERSION = VERSION_1;
 
-    /** {@link #LAYOUT_VERSION} of this accumulator (0 before the shape is set). */
+    /**
+     * The counting layout of {@code BLOOM_COUNT_DISTINCT(..., 'retract')} (bloomstream 0.6): the
+     * same fields, counters in the pages (see the class comment).
+     */
+    public static final int VERSION_2_COUNTING = 2;
+
+    /** The layout of this accumulator (0 before the shape is set). */
     public int layout;
 
     /** m, or 0 while the filter has no shape. */
@@ -116,12 +137,14 @@ public class BloomAccumulator {
             if (!hasShape()) {
                 throw new IllegalStateException("the filter has no shape yet");
             }
-            if (layout != LAYOUT_VERSION) {
+            if (layout != VERSION_1 && layout != VERSION_2_COUNTING) {
                 throw new IllegalStateException(
                         "accumulator state of SQL accumulator layout "
                                 + layout
                                 + ", this release reads "
-                                + LAYOUT_VERSION);
+                                + VERSION_1
+                                + " and "
+                                + VERSION_2_COUNTING);
             }
             HashStrategy s = HashStrategy.fromId(strategy);
             Hasher hasher =
@@ -149,15 +172,70 @@ public class BloomAccumulator {
             Long expectedItems,
             Double fpp)
             throws Exception {
-        FilterSpec spec = specs.get(expectedItems, fpp);
-        if (this.spec != spec) { // checked once per accumulator object and spec, not per row
-            shape(spec, function + "(expected_items=" + expectedItems + ", fpp=" + fpp + ")");
-        }
+        FilterSpec spec = shapeFor(specs, function, expectedItems, fpp, VERSION_1);
         if (value == null) {
             return;
         }
         io.bloomstream.filter.Hash128 h = SqlArguments.hash(spec.hasher(), value);
         add(h.h1(), h.h2());
+    }
+
+    /**
+     * The {@code accumulate} of the counting form: fixes the shape (layout {@value
+     * #VERSION_2_COUNTING}) and adds one occurrence of {@code value} (NULL: ignored).
+     */
+    void accumulateCounting(
+            SqlArguments.SpecCache specs,
+            String function,
+            Object value,
+            Long expectedItems,
+            Double fpp)
+            throws Exception {
+        FilterSpec spec = shapeFor(specs, function, expectedItems, fpp, VERSION_2_COUNTING);
+        if (value == null) {
+            return;
+        }
+        io.bloomstream.filter.Hash128 h = SqlArguments.hash(spec.hasher(), value);
+        increment(h.h1(), h.h2());
+    }
+
+    /**
+     * The {@code retract} of the counting form: removes one occurrence of {@code value} (NULL:
+     * ignored). If every counter of the value is above zero, each is decremented (a sticky one
+     * stays); otherwise this accumulator certainly never saw the value (a local accumulator of
+     * two-phase aggregation, a window slice): the retraction is kept pending and cancels the
+     * value's counters when this accumulator is merged into one that has them. No counter goes
+     * below zero.
+     */
+    void retractCounting(
+            SqlArguments.SpecCache specs,
+            String function,
+            Object value,
+            Long expectedItems,
+            Double fpp)
+            throws Exception {
+        FilterSpec spec = shapeFor(specs, function, expectedItems, fpp, VERSION_2_COUNTING);
+        if (value == null) {
+            return;
+        }
+        io.bloomstream.filter.Hash128 h = SqlArguments.hash(spec.hasher(), value);
+        decrement(h.h1(), h.h2());
+    }
+
+    private FilterSpec shapeFor(
+            SqlArguments.SpecCache specs,
+            String function,
+            Long expectedItems,
+            Double fpp,
+            int layout) {
+        FilterSpec spec = specs.get(expectedItems, fpp);
+        if (this.spec != spec) { // checked once per accumulator object and spec, not per row
+            shape(
+                    spec,
+                    layout,
+                    function + "(expected_items=" + expectedItems + ", fpp=" + fpp + ")");
+        }
+        return spec;
     }
 
     /** The {@code merge} of the aggregates: ORs every filter of {@code others} into this one. */
@@ -175,8 +253,13 @@ public class BloomAccumulator {
      * @throws IllegalArgumentException naming both shapes if they differ
      */
     void shape(FilterSpec wanted, String what) {
+        shape(wanted, VERSION_1, what);
+    }
+
+    /** {@link #shape(FilterSpec, String)} for the layout {@code wantedLayout}. */
+    void shape(FilterSpec wanted, int wantedLayout, String what) {
         if (!hasShape()) {
-            layout = LAYOUT_VERSION;
+            layout = wantedLayout;
             bits = wanted.bits();
             hashes = wanted.hashes();
             pageBits = wanted.pageBits();
@@ -190,12 +273,34 @@ public class BloomAccumulator {
                 && pageBits == wanted.pageBits()
                 && strategy == wanted.hasher().strategy().id()
                 && seed == wanted.hasher().seed()
-                && layout == LAYOUT_VERSION) {
+                && layout == wantedLayout) {
             spec = wanted;
             return;
         }
+        if (layout != wantedLayout) {
+            throw new IllegalArgumentException(
+                    what
+                            + " is "
+                            + layoutName(wantedLayout)
+                            + " but the filter is "
+                            + layoutName(layout)
+                            + ": the counting form (a 4th argument 'retract') and the plain form"
+                            + " never share a filter; a query changed from one to the other"
+                            + " starts without state");
+        }
         throw new IllegalArgumentException(
                 what + " has the shape " + wanted + " but the filter has the shape " + spec());
+    }
+
+    private static String layoutName(int layout) {
+        return layout == VERSION_2_COUNTING
+                ? "counting (layout " + layout + ")"
+                : "plain (layout " + layout + ")";
+    }
+
+    /** Whether this accumulator keeps counters (layout {@value #VERSION_2_COUNTING}). */
+    boolean isCounting() {
+        return layout == VERSION_2_COUNTING;
     }
 
     /** The estimate from the set-bit count alone (no page read); see {@link #hasShape()}. */
@@ -264,7 +369,11 @@ public class BloomAccumulator {
         if (!other.hasShape()) {
             return;
         }
-        shape(other.spec(), function + ": an accumulator to merge");
+        shape(other.spec(), other.layout, function + ": an accumulator to merge");
+        if (isCounting()) {
+            mergeCounting(other);
+            return;
+        }
         mergeNormalization(other.normalization, function);
         for (Map.Entry<Long, long[]> e : other.pages.entries()) {
             orPage(e.getKey(), e.getValue());
@@ -313,6 +422,221 @@ public class BloomAccumulator {
 
     /** The filter as a library {@link BloomFilter} (reads every page). */
     BloomFilter toFilter() throws Exception {
+        if (isCounting()) {
+            throw new IllegalStateException("a counting accumulator is not a filter of bits");
+        }
         return BloomFilter.fromPages(spec(), itemsAdded(), pages.entries());
+    }
+
+    // ---- the counting layout (VERSION_2_COUNTING) ----
+
+    private long[] positions(FilterSpec s, long h1, long h2) {
+        if (scratch == null) {
+            scratch = new long[Sizing.MAX_HASHES];
+        }
+        s.positions(h1, h2, scratch);
+        return scratch;
+    }
+
+    /** Adds one occurrence of the item (h1, h2): its k counters grow by one (widening, sticky). */
+    private void increment(long h1, long h2) throws Exception {
+        FilterSpec s = spec();
+        long page = s.page(h1);
+        long[] words = pages.get(page);
+        if (words == null) {
+            words = CounterPages.empty(s);
+        }
+        long[] pos = positions(s, h1, h2);
+        int width = CounterPages.width(s, words);
+        int newly = 0;
+        for (int i = 0, k = s.hashes(); i < k; i++) {
+            int c = CounterPages.get(words, width, pos[i]);
+            if (c == CounterPages.max(width)) {
+                if (width == CounterPages.MAX_WIDTH) {
+                    continue; // sticky
+                }
+                words = CounterPages.widen(words, width);
+                width *= 2;
+            }
+            if (c == 0) {
+                newly++;
+            }
+            CounterPages.set(words, width, pos[i], c + 1);
+        }
+        pages.put(page, words);
+        setBits += newly;
+        addItems(1);
+    }
+
+    /** Removes one occurrence of the item (h1, h2); see {@link #retractCounting}. */
+    private void decrement(long h1, long h2) throws Exception {
+        FilterSpec s = spec();
+        long page = s.page(h1);
+        long[] pos = positions(s, h1, h2);
+        int k = s.hashes();
+        long[] words = pages.get(page);
+        if (words != null) {
+            int width = CounterPages.width(s, words);
+            boolean present = true;
+            for (int i = 0; i < k && present; i++) {
+                present = CounterPages.get(words, width, pos[i]) > 0;
+            }
+            if (present) {
+                int cleared = 0;
+                for (int i = 0; i < k; i++) {
+                    int c = CounterPages.get(words, width, pos[i]);
+                    // 0 only when a false positive repeats a position: never below zero
+                    if (c == 0 || (width == CounterPages.MAX_WIDTH && c == CounterPages.STICKY)) {
+                        continue;
+                    }
+                    CounterPages.set(words, width, pos[i], c - 1);
+                    if (c == 1) {
+                        cleared++;
+                    }
+                }
+                setBits -= cleared;
+                itemsAdded = Math.max(0, itemsAdded() - 1);
+                if (cleared > 0 && CounterPages.isEmpty(words)) {
+                    pages.remove(page);
+                } else {
+                    pages.put(page, words);
+                }
+                return;
+            }
+        }
+        long key = pendingKey(page);
+        long[] pending = pages.get(key);
+        if (pending == null) {
+            pending = CounterPages.empty(s);
+        }
+        for (int i = 0; i < k; i++) {
+            pending = addTo(s, pending, pos[i], 1);
+        }
+        pages.put(key, pending);
+    }
+
+    /** The key of page {@code page}'s pending retractions. */
+    private static long pendingKey(long page) {
+        return -1 - page;
+    }
+
+    /**
+     * Adds {@code n} to the counter at {@code cell} of {@code words}, widening the page as needed
+     * and sticking at {@link CounterPages#STICKY}; returns the page (a new array if widened).
+     */
+    private static long[] addTo(FilterSpec s, long[] words, long cell, int n) {
+        int width = CounterPages.width(s, words);
+        int c = CounterPages.get(words, width, cell);
+        if (width == CounterPages.MAX_WIDTH && c == CounterPages.STICKY) {
+            return words;
+        }
+        int sum = (int) Math.min((long) c + n, CounterPages.STICKY);
+        while (sum > CounterPages.max(width)) {
+            words = CounterPages.widen(words, width);
+            width *= 2;
+        }
+        CounterPages.set(words, width, cell, sum);
+        return words;
+    }
+
+    /**
+     * Adds a counting accumulator's counters to this one's, then lets its pending retractions
+     * cancel this one's counters (never below zero, a sticky counter stays); what they cannot
+     * cancel stays pending here. A sticky counter of {@code other} makes the sum sticky.
+     */
+    private void mergeCounting(BloomAccumulator other) throws Exception {
+        FilterSpec s = spec();
+        List<Map.Entry<Long, long[]>> retractions = new ArrayList<>();
+        for (Map.Entry<Long, long[]> e : other.pages.entries()) {
+            if (e.getKey() < 0) {
+                retractions.add(e);
+                continue;
+            }
+            long page = e.getKey();
+            long[] theirs = e.getValue();
+            int tw = CounterPages.width(s, theirs);
+            long[] mine = pages.get(page);
+            if (mine == null) {
+                mine = CounterPages.empty(s);
+            }
+            int newly = 0;
+            int perWord = 64 / tw;
+            for (int w = 0; w < theirs.length; w++) {
+                if (theirs[w] == 0) {
+                    continue;
+                }
+                for (long cell = (long) w * perWord, end = cell + perWord; cell < end; cell++) {
+                    int t = CounterPages.get(theirs, tw, cell);
+                    if (t == 0) {
+                        continue;
+                    }
+                    int mw = CounterPages.width(s, mine);
+                    if (CounterPages.get(mine, mw, cell) == 0) {
+                        newly++;
+                    }
+                    boolean sticky = tw == CounterPages.MAX_WIDTH && t == CounterPages.STICKY;
+                    mine = addTo(s, mine, cell, sticky ? CounterPages.STICKY : t);
+                }
+            }
+            if (newly > 0 || pages.contains(page)) {
+                pages.put(page, mine);
+            }
+            setBits += newly;
+        }
+        for (Map.Entry<Long, long[]> e : retractions) {
+            cancel(s, -1 - e.getKey(), e.getValue());
+        }
+        addItems(other.itemsAdded());
+    }
+
+    /** Cancels the pending retractions {@code theirs} of page {@code page} against its counters. */
+    private void cancel(FilterSpec s, long page, long[] theirs) throws Exception {
+        int tw = CounterPages.width(s, theirs);
+        long[] mine = pages.get(page);
+        int mw = mine == null ? 0 : CounterPages.width(s, mine);
+        long[] left = pages.get(pendingKey(page));
+        boolean leftChanged = false;
+        int cleared = 0;
+        int perWord = 64 / tw;
+        for (int w = 0; w < theirs.length; w++) {
+            if (theirs[w] == 0) {
+                continue;
+            }
+            for (long cell = (long) w * perWord, end = cell + perWord; cell < end; cell++) {
+                int r = CounterPages.get(theirs, tw, cell);
+                if (r == 0) {
+                    continue;
+                }
+                int c = mine == null ? 0 : CounterPages.get(mine, mw, cell);
+                if (mw == CounterPages.MAX_WIDTH && c == CounterPages.STICKY) {
+                    continue; // a sticky counter absorbs it
+                }
+                int d = Math.min(c, r);
+                if (d > 0) {
+                    CounterPages.set(mine, mw, cell, c - d);
+                    if (c == d) {
+                        cleared++;
+                    }
+                }
+                if (r > d) {
+                    if (left == null) {
+                        left = CounterPages.empty(s);
+                    }
+                    left = addTo(s, left, cell, r - d);
+                    leftChanged = true;
+                }
+            }
+        }
+        if (mine != null) {
+            setBits -= cleared;
+            if (cleared > 0 && CounterPages.isEmpty(mine)) {
+                pages.remove(page);
+            } else {
+                pages.put(page, mine);
+            }
+        }
+        if (leftChanged) {
+            pages.put(pendingKey(page), left);
+        }
     }
 }

@@ -13,11 +13,11 @@ import org.apache.flink.table.types.inference.TypeInference;
 import org.apache.flink.table.types.inference.TypeStrategies;
 
 /**
- * {@code BLOOM_COUNT_DISTINCT(value [, expected_items [, fpp]])} -> BIGINT: the number of distinct
- * non-NULL values, estimated from the bits of a Bloom filter kept in paged state. An aggregate
- * function for streaming and batch {@code GROUP BY} and for window TVF aggregations ({@code
- * TUMBLE}, {@code HOP}, {@code CUMULATE}); it has {@code merge}, so windows share slices and the
- * planner may aggregate in two phases (local, then global).
+ * {@code BLOOM_COUNT_DISTINCT(value [, expected_items [, fpp [, 'retract']]])} -> BIGINT: the
+ * number of distinct non-NULL values, estimated from the bits of a Bloom filter kept in paged
+ * state. An aggregate function for streaming and batch {@code GROUP BY} and for window TVF
+ * aggregations ({@code TUMBLE}, {@code HOP}, {@code CUMULATE}); it has {@code merge}, so windows
+ * share slices and the planner may aggregate in two phases (local, then global).
  *
  * <pre>{@code
  * SELECT page, BLOOM_COUNT_DISTINCT(user_id, 100000, 0.01) AS users FROM clicks GROUP BY page;
@@ -47,9 +47,22 @@ import org.apache.flink.table.types.inference.TypeStrategies;
  * distinct value while the group is small. The first row of a group decides its filter's shape; a
  * later row or an accumulator to merge with another shape is an error naming both.
  *
- * <p>Not retractable: on an updating input (after another aggregation or a regular join) the
- * planner refuses the query. Table API: {@code call(CountDistinctAggFunction.class, $("user_id"))},
- * or after {@link BloomFunctions#registerAll} {@code call("BLOOM_COUNT_DISTINCT", $("user_id"))}.
+ * <p><b>Updating input: the counting form.</b> {@code BLOOM_COUNT_DISTINCT(value, expected_items,
+ * fpp, 'retract')} keeps a counter (4 bits, widened to 8 then 16 bits per page by the data) in
+ * place of each bit, so it takes retractions: on a table with updates and deletes (a CDC or upsert
+ * source, the result of another {@code GROUP BY}, a join) the estimate follows the values present,
+ * as {@code COUNT(DISTINCT)} does: a value inserted twice and retracted once is still counted. The
+ * guarantee above holds for the values present, with the estimate read from the counters above
+ * zero. A counter at 65,535 sticks (the estimate may then count a removed value, never miss a
+ * present one); a retraction of a value whose counters are not all above zero changes none of them
+ * (in a two-phase aggregation's local accumulator it waits, pending, for the merge). State is four
+ * times the plain form's while no counter passes 15. Flink tells an aggregate nothing about its
+ * input's changelog, so the user chooses: the plain form (one to three arguments) has no {@code
+ * retract}, and the planner refuses it on updating input with "Could not find an implementation
+ * method 'retract'".
+ *
+ * <p>Table API: {@code call(CountDistinctAggFunction.class, $("user_id"))}, or after {@link
+ * BloomFunctions#registerAll} {@code call("BLOOM_COUNT_DISTINCT", $("user_id"))}.
  */
 @PublicEvolving
 public class CountDistinctAggFunction extends AggregateFunction<Long, BloomAccumulator> {
@@ -92,7 +105,49 @@ public class CountDistinctAggFunction extends AggregateFunction<Long, BloomAccum
         acc.accumulate(specs, NAME, value, expectedItems, fpp);
     }
 
-    /** ORs the filters of {@code others} into {@code acc}. */
+    /**
+     * The counting form, for updating input: adds one occurrence of {@code value} (NULL: ignored)
+     * to a counting filter for {@code expectedItems} at {@code fpp}. {@code mode} is the literal
+     * {@code 'retract'}, checked at planning time.
+     */
+    public void accumulate(
+            BloomAccumulator acc, Object value, Long expectedItems, Double fpp, String mode)
+            throws Exception {
+        checkMode(mode);
+        acc.accumulateCounting(specs, NAME, value, expectedItems, fpp);
+    }
+
+    /**
+     * The counting form's retraction: removes one occurrence of {@code value} (NULL: ignored), so
+     * the estimate follows the values present. Only the counting form has it: the planner refuses
+     * the plain form (one to three arguments) on updating input.
+     */
+    public void retract(
+            BloomAccumulator acc, Object value, Long expectedItems, Double fpp, String mode)
+            throws Exception {
+        checkMode(mode);
+        acc.retractCounting(specs, NAME, value, expectedItems, fpp);
+    }
+
+    /** Checks the mode (once an instance: it is a literal) and sets up the shape cache. */
+    private void checkMode(String mode) {
+        if (specs == null) {
+            if (!SqlArguments.isRetract(mode)) {
+                throw new IllegalArgumentException(
+                        NAME
+                                + ": argument 'mode' must be '"
+                                + SqlArguments.MODE_RETRACT
+                                + "', was "
+                                + (mode == null ? "NULL" : "'" + mode + "'"));
+            }
+            specs = new SqlArguments.SpecCache(NAME);
+        }
+    }
+
+    /**
+     * Merges the filters of {@code others} into {@code acc}: ORs plain filters; adds the counters
+     * of counting ones and cancels their pending retractions.
+     */
     public void merge(BloomAccumulator acc, Iterable<BloomAccumulator> others) throws Exception {
         acc.mergeAll(others, NAME);
     }
@@ -115,7 +170,8 @@ public class CountDistinctAggFunction extends AggregateFunction<Long, BloomAccum
                                 1,
                                 new Arg("value", Kind.VALUE),
                                 new Arg("expected_items", Kind.EXPECTED_ITEMS),
-                                new Arg("fpp", Kind.FPP)))
+                                new Arg("fpp", Kind.FPP),
+                                new Arg("mode", Kind.MODE)))
                 .accumulatorTypeStrategy(TypeStrategies.explicit(BloomAccumulator.dataType()))
                 .outputTypeStrategy(TypeStrategies.explicit(DataTypes.BIGINT()))
                 .build();

@@ -40,7 +40,9 @@ public final class SqlArguments {
         /** A filter in the library's binary format. */
         FILTER("BYTES"),
         /** A filter in the binary format, or the path of a filter file. */
-        FILTER_OR_PATH("BYTES | STRING");
+        FILTER_OR_PATH("BYTES | STRING"),
+        /** The string literal {@code 'retract'}: the counting form of an aggregate. */
+        MODE("'retract'");
 
         private final String signature;
 
@@ -276,6 +278,32 @@ public final class SqlArguments {
                     + " planned, never by a row); a filter held in a column is passed as BYTES";
         }
 
+        /**
+         * The mode must be the literal {@code 'retract'}: it chooses the accumulator's layout for
+         * the whole query, so a row cannot choose it.
+         */
+        private String checkMode(CallContext ctx, int i, Arg arg) {
+            String problem =
+                    function
+                            + ": argument '"
+                            + arg.name()
+                            + "' must be the literal '"
+                            + MODE_RETRACT
+                            + "' (the counting form, for updating input)";
+            try {
+                if (!ctx.isArgumentLiteral(i)) {
+                    return problem;
+                }
+                if (ctx.isArgumentNull(i)) {
+                    return problem;
+                }
+                Optional<String> v = ctx.getArgumentValue(i, String.class);
+                return v.isPresent() && isRetract(v.get()) ? null : problem;
+            } catch (UnsupportedOperationException e) {
+                return null; // checked while the call was validated
+            }
+        }
+
         @Override
         public List<Signature> getExpectedSignatures(FunctionDefinition definition) {
             List<Signature> signatures = new ArrayList<>();
@@ -288,6 +316,14 @@ public final class SqlArguments {
             }
             return signatures;
         }
+    }
+
+    /** The value of a {@link Kind#MODE} argument: {@value}. */
+    public static final String MODE_RETRACT = "retract";
+
+    /** Whether {@code mode} is {@value #MODE_RETRACT} (any case, surrounding blanks ignored). */
+    public static boolean isRetract(String mode) {
+        return mode != null && mode.trim().equalsIgnoreCase(MODE_RETRACT);
     }
 
     /** The type an argument of {@code kind} given as {@code t} is cast to, or null if refused. */
@@ -316,6 +352,8 @@ public final class SqlArguments {
                     return DataTypes.STRING();
                 }
                 return binary || isNull ? DataTypes.BYTES() : null;
+            case MODE:
+                return string || isNull ? DataTypes.STRING() : null;
             default:
                 throw new AssertionError(kind);
         }
@@ -333,6 +371,8 @@ public final class SqlArguments {
                 return "BYTES (a filter from BLOOM_BUILD or BLOOM_UNION)";
             case FILTER_OR_PATH:
                 return "BYTES (a filter) or a STRING (the path of a filter file)";
+            case MODE:
+                return "the string literal '" + MODE_RETRACT + "'";
             default:
                 throw new AssertionError(kind);
         }
