@@ -34,7 +34,7 @@ import org.apache.flink.table.types.DataType;
  *       keys are page indexes in [0, pages), values {@link Pages#words(FilterSpec)} words of bits;
  *       {@link #setBits} counts the set bits.
  *   <li>{@value #VERSION_2_COUNTING}, counting ({@code BLOOM_COUNT_DISTINCT(..., 'retract')},
- *       bloomstream 0.6): page key p in [0, pages) holds the page's counters P in the layout of
+ *       bloomstream 0.5): page key p in [0, pages) holds the page's counters P in the layout of
  *       {@link CounterPages} (4, 8 or 16 bits, from the value's length); key {@code -1 - p} holds
  *       retractions of page p still pending (M, same layout): retractions of values this
  *       accumulator never saw, which a merge into an accumulator that saw them cancels. {@link
@@ -60,7 +60,7 @@ public class BloomAccumulator {
     public static final int LAYOUT_VERSION = VERSION_1;
 
     /**
-     * The counting layout of {@code BLOOM_COUNT_DISTINCT(..., 'retract')} (bloomstream 0.6): the
+     * The counting layout of {@code BLOOM_COUNT_DISTINCT(..., 'retract')} (bloomstream 0.5): the
      * same fields, counters in the pages (see the class comment).
      */
     public static final int VERSION_2_COUNTING = 2;
