@@ -229,7 +229,8 @@ public class BloomAccumulator {
             Double fpp,
             int layout) {
         FilterSpec spec = specs.get(expectedItems, fpp);
-        if (this.spec != spec) { // checked once per accumulator object and spec, not per row
+        // checked once per accumulator object and spec, not per row
+        if (this.spec != spec || this.layout != layout) {
             shape(
                     spec,
                     layout,
