@@ -95,7 +95,7 @@ class VersionedArtefactsTest {
                 continue;
             }
             for (Row row : rows) {
-                Field f = field(owner, "VERSION_" + row.version(), row.artefact());
+                Field f = versionField(owner, row.version(), row.artefact());
                 assertThat(f.getInt(null)).as(f.toString()).isEqualTo(row.version());
             }
         }
@@ -248,6 +248,34 @@ class VersionedArtefactsTest {
                 .as(constant + " is a constant")
                 .isTrue();
         return f.getInt(null);
+    }
+
+    /**
+     * The constant {@code VERSION_n} of {@code owner}, or its one {@code VERSION_n_NAME} (a version
+     * with a name of its own, such as {@code BloomAccumulator.VERSION_2_COUNTING}).
+     */
+    private static Field versionField(Class<?> owner, int n, String what) {
+        String name = "VERSION_" + n;
+        List<Field> named = new ArrayList<>();
+        for (Field f : owner.getDeclaredFields()) {
+            if (f.getName().equals(name)) {
+                return field(owner, name, what);
+            }
+            if (f.getName().startsWith(name + "_")) {
+                named.add(f);
+            }
+        }
+        if (named.size() == 1) {
+            return field(owner, named.get(0).getName(), what);
+        }
+        throw new AssertionError(
+                owner.getName()
+                        + " has no field "
+                        + name
+                        + (named.isEmpty() ? "" : " and more than one " + name + "_*: " + named)
+                        + " ("
+                        + what
+                        + ")");
     }
 
     private static Field field(Class<?> owner, String name, String what) {
