@@ -16,8 +16,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
-import org.apache.flink.api.java.typeutils.RowTypeInfo;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.DataTypes;
@@ -45,12 +45,9 @@ final class RetractChangelogs {
     }
 
     /** The rows' type: {@code id BIGINT, user STRING, page STRING}. */
-    static final RowTypeInfo ROW_TYPE =
-            new RowTypeInfo(
-                    new org.apache.flink.api.common.typeinfo.TypeInformation<?>[] {
-                        Types.LONG, Types.STRING, Types.STRING
-                    },
-                    new String[] {"id", "user", "page"});
+    static final TypeInformation<Row> ROW_TYPE =
+            Types.ROW_NAMED(
+                    new String[] {"id", "user", "page"}, Types.LONG, Types.STRING, Types.STRING);
 
     /** A job's stream environment and the table environment over it. */
     record Envs(StreamExecutionEnvironment stream, StreamTableEnvironment table) {}
