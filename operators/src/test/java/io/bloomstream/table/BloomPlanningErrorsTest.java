@@ -1,10 +1,14 @@
 package io.bloomstream.table;
 
+import static org.apache.flink.table.api.Expressions.$;
+import static org.apache.flink.table.api.Expressions.call;
+import static org.apache.flink.table.api.Expressions.lit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import java.nio.file.Path;
 import org.apache.flink.table.api.EnvironmentSettings;
+import org.apache.flink.table.api.Table;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.table.api.ValidationException;
 import org.junit.jupiter.api.BeforeAll;
@@ -161,6 +165,39 @@ class BloomPlanningErrorsTest {
                     .as(mode + " on " + from)
                     .contains("BLOOM_COUNT_DISTINCT: argument 'mode' must be");
         }
+    }
+
+    /** The Table API takes the mode as a literal too, and refuses another. */
+    @Test
+    void tableApiModeIsCheckedAtPlanning() {
+        Table latest = env.from("latest");
+        String plan =
+                latest.groupBy($("page"))
+                        .select(
+                                $("page"),
+                                call(
+                                        CountDistinctAggFunction.class,
+                                        $("user"),
+                                        lit(10_000L),
+                                        lit(0.01),
+                                        lit("retract")))
+                        .explain();
+        assertThat(plan).contains("GroupAggregate");
+        Throwable t =
+                catchThrowable(
+                        () ->
+                                latest.groupBy($("page"))
+                                        .select(
+                                                $("page"),
+                                                call(
+                                                        CountDistinctAggFunction.class,
+                                                        $("user"),
+                                                        lit(10_000L),
+                                                        lit(0.01),
+                                                        $("page")))
+                                        .explain());
+        assertThat(t).isInstanceOf(ValidationException.class);
+        assertThat(messages(t)).contains("BLOOM_COUNT_DISTINCT: argument 'mode' must be");
     }
 
     /**
