@@ -201,6 +201,33 @@ class BloomCountDistinctRetractITCase {
     }
 
     /**
+     * In window TVF aggregations (insert-only, slices merged, two phases by default) the counting
+     * form gives the plain form's numbers too.
+     */
+    @ParameterizedTest
+    @CsvSource({
+        "'HOP(TABLE clicks, DESCRIPTOR(t), INTERVAL ''5'' MINUTES, INTERVAL ''10'' MINUTES)'",
+        "'CUMULATE(TABLE clicks, DESCRIPTOR(t), INTERVAL ''5'' MINUTES, INTERVAL ''15'' MINUTES)'"
+    })
+    void countingFormEqualsPlainFormInWindows(String window) throws Exception {
+        TableEnvironment env = SqlHarness.streaming("hashmap", 2);
+        SqlHarness.createClicks(env, SqlHarness.clicksFile(), "");
+        String query =
+                "SELECT window_start, window_end, page, BLOOM_COUNT_DISTINCT(`user`, 10000, 0.01),"
+                        + " BLOOM_COUNT_DISTINCT(`user`, 10000, 0.01, 'retract') FROM "
+                        + window
+                        + " GROUP BY window_start, window_end, page";
+        assertThat(env.explainSql(query)).contains("LocalWindowAggregate");
+        Map<List<Object>, Row> rows = SqlHarness.finalRows(env.executeSql(query), 3);
+        assertThat(rows).hasSizeGreaterThan(20);
+        for (Map.Entry<List<Object>, Row> e : rows.entrySet()) {
+            assertThat(e.getValue().getField(4))
+                    .as(e.getKey().toString())
+                    .isEqualTo(e.getValue().getField(3));
+        }
+    }
+
+    /**
      * On insert-only input the counting form gives the same numbers as the plain form: the same
      * filter shape, its counters above zero where the plain filter has bits set.
      */
