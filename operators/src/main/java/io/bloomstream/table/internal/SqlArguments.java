@@ -233,6 +233,9 @@ public final class SqlArguments {
             if (arg.kind() == Kind.FILTER_OR_PATH) {
                 return checkPathIsLiteral(ctx, i, arg, t);
             }
+            if (arg.kind() == Kind.MODE) {
+                return checkMode(ctx, i, arg);
+            }
             if (arg.kind() != Kind.EXPECTED_ITEMS && arg.kind() != Kind.FPP) {
                 return null;
             }
