@@ -9,8 +9,11 @@ import io.bloomstream.filter.Pages;
 import io.bloomstream.filter.Sizing;
 import io.bloomstream.table.internal.SqlArguments;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.apache.flink.annotation.PublicEvolving;
 import org.apache.flink.table.api.DataTypes;
 import org.apache.flink.table.api.dataview.MapView;
@@ -431,6 +434,28 @@ public class BloomAccumulator {
 
     // ---- the counting layout (VERSION_2_COUNTING) ----
 
+    /**
+     * The key of the adds an accumulator in memory logged and has not applied yet: {@code [n, h1,
+     * h2, h1, h2, ...]}, n items' hashes.
+     */
+    static final long ADD_LOG = Long.MIN_VALUE;
+
+    /** The key of the retractions logged, as {@link #ADD_LOG}. */
+    static final long RETRACT_LOG = Long.MIN_VALUE + 1;
+
+    /** The items a log holds before the accumulator applies it to its own counters. */
+    static final int LOG_LIMIT = 4096;
+
+    /**
+     * Whether the pages are in memory (a {@code MapView} of Flink's own class, as in the local
+     * accumulators of two-phase aggregation and in batch) rather than in state: then adds and
+     * retractions are logged as hashes (16 bytes each instead of a page of counters shipped to the
+     * global aggregation) and applied where the accumulator is merged.
+     */
+    private boolean inMemory() {
+        return pages.getClass() == MapView.class;
+    }
+
     private long[] positions(FilterSpec s, long h1, long h2) {
         if (scratch == null) {
             scratch = new long[Sizing.MAX_HASHES];
@@ -439,14 +464,128 @@ public class BloomAccumulator {
         return scratch;
     }
 
-    /** Adds one occurrence of the item (h1, h2): its k counters grow by one (widening, sticky). */
+    /** Adds one occurrence of the item (h1, h2): logged in memory, applied in state. */
     private void increment(long h1, long h2) throws Exception {
-        FilterSpec s = spec();
-        long page = s.page(h1);
-        long[] words = pages.get(page);
-        if (words == null) {
-            words = CounterPages.empty(s);
+        if (inMemory()) {
+            log(ADD_LOG, h1, h2);
+            return;
         }
+        Touched t = new Touched(spec());
+        applyAdd(t, h1, h2);
+        t.flush();
+    }
+
+    /** Removes one occurrence of the item (h1, h2); see {@link #retractCounting}. */
+    private void decrement(long h1, long h2) throws Exception {
+        if (inMemory()) {
+            log(RETRACT_LOG, h1, h2);
+            return;
+        }
+        Touched t = new Touched(spec());
+        applyRetract(t, h1, h2);
+        t.flush();
+    }
+
+    private void log(long key, long h1, long h2) throws Exception {
+        long[] log = pages.get(key);
+        int n = log == null ? 0 : (int) log[0];
+        if (log == null || log.length < 3 + 2 * n) {
+            long[] grown = new long[Math.max(33, 2 * (1 + 2 * n) + 1)];
+            if (log != null) {
+                System.arraycopy(log, 0, grown, 0, 1 + 2 * n);
+            }
+            log = grown;
+            pages.put(key, log);
+        }
+        log[1 + 2 * n] = h1;
+        log[2 + 2 * n] = h2;
+        log[0] = n + 1;
+        if (n + 1 >= LOG_LIMIT) {
+            applyLogs();
+        }
+    }
+
+    /**
+     * Applies the logged adds, then the logged retractions, to this accumulator's counters (an
+     * accumulator in memory, before its estimate is read or when a log is full). Adds first: in a
+     * legal changelog every retraction still finds its value.
+     */
+    void applyLogs() throws Exception {
+        if (!isCounting() || !inMemory()) {
+            return;
+        }
+        long[] adds = pages.get(ADD_LOG);
+        long[] retractions = pages.get(RETRACT_LOG);
+        if (adds == null && retractions == null) {
+            return;
+        }
+        pages.remove(ADD_LOG);
+        pages.remove(RETRACT_LOG);
+        Touched t = new Touched(spec());
+        replay(t, adds, retractions);
+        t.flush();
+    }
+
+    private void replay(Touched t, long[] adds, long[] retractions) throws Exception {
+        if (adds != null) {
+            for (int i = 0, n = (int) adds[0]; i < n; i++) {
+                applyAdd(t, adds[1 + 2 * i], adds[2 + 2 * i]);
+            }
+        }
+        if (retractions != null) {
+            for (int i = 0, n = (int) retractions[0]; i < n; i++) {
+                applyRetract(t, retractions[1 + 2 * i], retractions[2 + 2 * i]);
+            }
+        }
+    }
+
+    /**
+     * The pages one operation reads and changes, each read once and written back once by {@link
+     * #flush} (removed if no counter is left).
+     */
+    private final class Touched {
+        private final FilterSpec spec;
+        private final Map<Long, long[]> words = new HashMap<>();
+        private final Set<Long> stored = new HashSet<>();
+
+        Touched(FilterSpec spec) {
+            this.spec = spec;
+        }
+
+        long[] get(long key) throws Exception {
+            long[] w = words.get(key);
+            if (w == null) {
+                w = pages.get(key);
+                if (w == null) {
+                    w = CounterPages.empty(spec);
+                } else {
+                    stored.add(key);
+                }
+                words.put(key, w);
+            }
+            return w;
+        }
+
+        void set(long key, long[] w) {
+            words.put(key, w);
+        }
+
+        void flush() throws Exception {
+            for (Map.Entry<Long, long[]> e : words.entrySet()) {
+                if (!CounterPages.isEmpty(e.getValue())) {
+                    pages.put(e.getKey(), e.getValue());
+                } else if (stored.contains(e.getKey())) {
+                    pages.remove(e.getKey());
+                }
+            }
+        }
+    }
+
+    /** Adds one occurrence of (h1, h2) to the counters: widening, sticky at the widest. */
+    private void applyAdd(Touched t, long h1, long h2) throws Exception {
+        FilterSpec s = t.spec;
+        long page = s.page(h1);
+        long[] words = t.get(page);
         long[] pos = positions(s, h1, h2);
         int width = CounterPages.width(s, words);
         int newly = 0;
@@ -458,62 +597,58 @@ public class BloomAccumulator {
                 }
                 words = CounterPages.widen(words, width);
                 width *= 2;
+                t.set(page, words);
             }
             if (c == 0) {
                 newly++;
             }
             CounterPages.set(words, width, pos[i], c + 1);
         }
-        pages.put(page, words);
         setBits += newly;
         addItems(1);
     }
 
-    /** Removes one occurrence of the item (h1, h2); see {@link #retractCounting}. */
-    private void decrement(long h1, long h2) throws Exception {
-        FilterSpec s = spec();
+    /**
+     * Removes one occurrence of (h1, h2): decrements its counters if all are above zero (a sticky
+     * one stays), else adds it to the page's pending retractions.
+     */
+    private void applyRetract(Touched t, long h1, long h2) throws Exception {
+        FilterSpec s = t.spec;
         long page = s.page(h1);
         long[] pos = positions(s, h1, h2);
         int k = s.hashes();
-        long[] words = pages.get(page);
-        if (words != null) {
-            int width = CounterPages.width(s, words);
-            boolean present = true;
-            for (int i = 0; i < k && present; i++) {
-                present = CounterPages.get(words, width, pos[i]) > 0;
-            }
-            if (present) {
-                int cleared = 0;
-                for (int i = 0; i < k; i++) {
-                    int c = CounterPages.get(words, width, pos[i]);
-                    // 0 only when a false positive repeats a position: never below zero
-                    if (c == 0 || (width == CounterPages.MAX_WIDTH && c == CounterPages.STICKY)) {
-                        continue;
-                    }
-                    CounterPages.set(words, width, pos[i], c - 1);
-                    if (c == 1) {
-                        cleared++;
-                    }
+        long[] words = t.get(page);
+        int width = CounterPages.width(s, words);
+        boolean present = true;
+        for (int i = 0; i < k && present; i++) {
+            present = CounterPages.get(words, width, pos[i]) > 0;
+        }
+        if (present) {
+            int cleared = 0;
+            for (int i = 0; i < k; i++) {
+                int c = CounterPages.get(words, width, pos[i]);
+                // 0 only when a false positive repeats a position: never below zero
+                if (c == 0 || (width == CounterPages.MAX_WIDTH && c == CounterPages.STICKY)) {
+                    continue;
                 }
-                setBits -= cleared;
-                itemsAdded = Math.max(0, itemsAdded() - 1);
-                if (cleared > 0 && CounterPages.isEmpty(words)) {
-                    pages.remove(page);
-                } else {
-                    pages.put(page, words);
+                CounterPages.set(words, width, pos[i], c - 1);
+                if (c == 1) {
+                    cleared++;
                 }
-                return;
             }
+            setBits -= cleared;
+            itemsAdded = Math.max(0, itemsAdded() - 1);
+            return;
         }
         long key = pendingKey(page);
-        long[] pending = pages.get(key);
-        if (pending == null) {
-            pending = CounterPages.empty(s);
-        }
+        long[] pending = t.get(key);
         for (int i = 0; i < k; i++) {
-            pending = addTo(s, pending, pos[i], 1);
+            long[] after = addTo(s, pending, pos[i], 1);
+            if (after != pending) {
+                pending = after;
+                t.set(key, pending);
+            }
         }
-        pages.put(key, pending);
     }
 
     /** The key of page {@code page}'s pending retractions. */
@@ -541,62 +676,92 @@ public class BloomAccumulator {
     }
 
     /**
-     * Adds a counting accumulator's counters to this one's, then lets its pending retractions
-     * cancel this one's counters (never below zero, a sticky counter stays); what they cannot
-     * cancel stays pending here. A sticky counter of {@code other} makes the sum sticky.
+     * Merges a counting accumulator into this one: adds its counters to this one's, lets its
+     * pending retractions cancel this one's counters (never below zero, a sticky counter stays;
+     * what they cannot cancel stays pending here), then applies its logged adds and retractions
+     * (or, in memory, appends them to this one's logs). A sticky counter of {@code other} makes the
+     * sum sticky.
      */
     private void mergeCounting(BloomAccumulator other) throws Exception {
         FilterSpec s = spec();
+        Touched t = new Touched(s);
         List<Map.Entry<Long, long[]>> retractions = new ArrayList<>();
+        long[] addLog = null;
+        long[] retractLog = null;
         for (Map.Entry<Long, long[]> e : other.pages.entries()) {
-            if (e.getKey() < 0) {
+            long key = e.getKey();
+            if (key == ADD_LOG) {
+                addLog = e.getValue();
+            } else if (key == RETRACT_LOG) {
+                retractLog = e.getValue();
+            } else if (key < 0) {
                 retractions.add(e);
-                continue;
+            } else {
+                sum(t, key, e.getValue());
             }
-            long page = e.getKey();
-            long[] theirs = e.getValue();
-            int tw = CounterPages.width(s, theirs);
-            long[] mine = pages.get(page);
-            if (mine == null) {
-                mine = CounterPages.empty(s);
-            }
-            int newly = 0;
-            int perWord = 64 / tw;
-            for (int w = 0; w < theirs.length; w++) {
-                if (theirs[w] == 0) {
-                    continue;
-                }
-                for (long cell = (long) w * perWord, end = cell + perWord; cell < end; cell++) {
-                    int t = CounterPages.get(theirs, tw, cell);
-                    if (t == 0) {
-                        continue;
-                    }
-                    int mw = CounterPages.width(s, mine);
-                    if (CounterPages.get(mine, mw, cell) == 0) {
-                        newly++;
-                    }
-                    boolean sticky = tw == CounterPages.MAX_WIDTH && t == CounterPages.STICKY;
-                    mine = addTo(s, mine, cell, sticky ? CounterPages.STICKY : t);
-                }
-            }
-            if (newly > 0 || pages.contains(page)) {
-                pages.put(page, mine);
-            }
-            setBits += newly;
         }
         for (Map.Entry<Long, long[]> e : retractions) {
-            cancel(s, -1 - e.getKey(), e.getValue());
+            cancel(t, -1 - e.getKey(), e.getValue());
         }
         addItems(other.itemsAdded());
+        if (inMemory()) {
+            t.flush();
+            append(ADD_LOG, addLog);
+            append(RETRACT_LOG, retractLog);
+            return;
+        }
+        replay(t, addLog, retractLog);
+        t.flush();
+    }
+
+    /** Appends another accumulator's log to this one's (in memory). */
+    private void append(long key, long[] theirs) throws Exception {
+        if (theirs == null) {
+            return;
+        }
+        for (int i = 0, n = (int) theirs[0]; i < n; i++) {
+            log(key, theirs[1 + 2 * i], theirs[2 + 2 * i]);
+        }
+    }
+
+    /** Adds the counters {@code theirs} of page {@code page} to this one's. */
+    private void sum(Touched t, long page, long[] theirs) throws Exception {
+        FilterSpec s = t.spec;
+        int tw = CounterPages.width(s, theirs);
+        long[] mine = t.get(page);
+        int newly = 0;
+        int perWord = 64 / tw;
+        for (int w = 0; w < theirs.length; w++) {
+            if (theirs[w] == 0) {
+                continue;
+            }
+            for (long cell = (long) w * perWord, end = cell + perWord; cell < end; cell++) {
+                int v = CounterPages.get(theirs, tw, cell);
+                if (v == 0) {
+                    continue;
+                }
+                int mw = CounterPages.width(s, mine);
+                if (CounterPages.get(mine, mw, cell) == 0) {
+                    newly++;
+                }
+                boolean sticky = tw == CounterPages.MAX_WIDTH && v == CounterPages.STICKY;
+                long[] after = addTo(s, mine, cell, sticky ? CounterPages.STICKY : v);
+                if (after != mine) {
+                    mine = after;
+                    t.set(page, mine);
+                }
+            }
+        }
+        setBits += newly;
     }
 
     /** Cancels the pending retractions {@code theirs} of page {@code page} against its counters. */
-    private void cancel(FilterSpec s, long page, long[] theirs) throws Exception {
+    private void cancel(Touched t, long page, long[] theirs) throws Exception {
+        FilterSpec s = t.spec;
         int tw = CounterPages.width(s, theirs);
-        long[] mine = pages.get(page);
-        int mw = mine == null ? 0 : CounterPages.width(s, mine);
-        long[] left = pages.get(pendingKey(page));
-        boolean leftChanged = false;
+        long[] mine = t.get(page);
+        int mw = CounterPages.width(s, mine);
+        long[] left = null;
         int cleared = 0;
         int perWord = 64 / tw;
         for (int w = 0; w < theirs.length; w++) {
@@ -608,7 +773,7 @@ public class BloomAccumulator {
                 if (r == 0) {
                     continue;
                 }
-                int c = mine == null ? 0 : CounterPages.get(mine, mw, cell);
+                int c = CounterPages.get(mine, mw, cell);
                 if (mw == CounterPages.MAX_WIDTH && c == CounterPages.STICKY) {
                     continue; // a sticky counter absorbs it
                 }
@@ -621,23 +786,16 @@ public class BloomAccumulator {
                 }
                 if (r > d) {
                     if (left == null) {
-                        left = CounterPages.empty(s);
+                        left = t.get(pendingKey(page));
                     }
-                    left = addTo(s, left, cell, r - d);
-                    leftChanged = true;
+                    long[] after = addTo(s, left, cell, r - d);
+                    if (after != left) {
+                        left = after;
+                        t.set(pendingKey(page), left);
+                    }
                 }
             }
         }
-        if (mine != null) {
-            setBits -= cleared;
-            if (cleared > 0 && CounterPages.isEmpty(mine)) {
-                pages.remove(page);
-            } else {
-                pages.put(page, mine);
-            }
-        }
-        if (leftChanged) {
-            pages.put(pendingKey(page), left);
-        }
+        setBits -= cleared;
     }
 }

@@ -157,6 +157,11 @@ public class CountDistinctAggFunction extends AggregateFunction<Long, BloomAccum
         if (!acc.hasShape()) {
             return 0L;
         }
+        try {
+            acc.applyLogs(); // an accumulator in memory (batch) applies what it logged
+        } catch (Exception e) {
+            throw new IllegalStateException(NAME + ": cannot read the accumulator", e);
+        }
         Estimate e = acc.estimate();
         return e.saturated() ? null : Math.round(e.estimate());
     }

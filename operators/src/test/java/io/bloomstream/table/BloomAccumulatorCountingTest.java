@@ -14,16 +14,20 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import org.apache.flink.table.api.dataview.MapView;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The counting form of {@link CountDistinctAggFunction} called directly, with heap {@code
- * MapView}s, against an exact model: for every legal sequence of adds and retractions (a value is
- * retracted only while present), however it is split into local accumulators and merged, every
- * counter equals the number of present occurrences hashed to it, so the counters above zero are
- * exactly the bits of a plain filter of the values present and the estimate is the plain filter's.
+ * The counting form of {@link CountDistinctAggFunction} called directly, against an exact model:
+ * accumulators "in state" have pages in a {@code MapView} subclass (as Flink's state-backed views
+ * are), so they apply every row; accumulators in memory (plain {@code MapView}: the local ones of
+ * two-phase aggregation, batch) log rows and apply them when merged or read. for every legal
+ * sequence of adds and retractions (a value is retracted only while present), however it is split
+ * into local accumulators and merged, every counter equals the number of present occurrences hashed
+ * to it, so the counters above zero are exactly the bits of a plain filter of the values present
+ * and the estimate is the plain filter's.
  */
 class BloomAccumulatorCountingTest {
 
@@ -33,6 +37,13 @@ class BloomAccumulatorCountingTest {
 
     private final CountDistinctAggFunction f = new CountDistinctAggFunction();
     private final FilterSpec spec = SqlArguments.spec(CountDistinctAggFunction.NAME, N, FPP);
+
+    /** An accumulator whose pages stand for state: not Flink's own {@code MapView} class. */
+    private BloomAccumulator inState() {
+        BloomAccumulator acc = f.createAccumulator();
+        acc.pages = new MapView<>() {};
+        return acc;
+    }
 
     private void add(BloomAccumulator acc, String v) throws Exception {
         f.accumulate(acc, v, N, FPP, RETRACT);
@@ -61,6 +72,7 @@ class BloomAccumulatorCountingTest {
 
     /** Asserts that the accumulator's counters are exactly the model's, and nothing is pending. */
     private void assertExact(BloomAccumulator acc, Map<String, Integer> present) throws Exception {
+        acc.applyLogs();
         Map<Long, Map<Long, Integer>> load = load(present);
         long nonZero = 0;
         for (Map<Long, Integer> page : load.values()) {
@@ -98,11 +110,14 @@ class BloomAccumulatorCountingTest {
         int pool = 50 + random.nextInt(1_500);
         Map<String, Integer> present = new HashMap<>();
         List<String> occurrences = new ArrayList<>();
-        BloomAccumulator oneAcc = f.createAccumulator(); // one phase: every row on the state
-        BloomAccumulator global = f.createAccumulator(); // two phase: bundles merged in order
+        BloomAccumulator oneAcc = inState(); // one phase: every row on the state
+        BloomAccumulator global = inState(); // two phase: bundles merged in order
+        BloomAccumulator memory = f.createAccumulator(); // batch: every row in memory
         List<BloomAccumulator> waiting = new ArrayList<>(); // locals merged together first
         BloomAccumulator local = f.createAccumulator();
-        int ops = 200 + random.nextInt(6_000);
+        int ops = 200 + random.nextInt(3 * BloomAccumulator.LOG_LIMIT);
+        // a third of the seeds in bundles past the log's limit, the rest in small bundles
+        int bundleEnd = seed % 3 == 0 ? 2 * BloomAccumulator.LOG_LIMIT : 50;
         for (int i = 0; i < ops; i++) {
             boolean retract = !occurrences.isEmpty() && random.nextInt(100) < 40;
             if (retract) {
@@ -110,15 +125,17 @@ class BloomAccumulatorCountingTest {
                 present.merge(v, -1, Integer::sum);
                 present.remove(v, 0);
                 retract(oneAcc, v);
+                retract(memory, v);
                 retract(local, v);
             } else {
                 String v = "user-" + random.nextInt(pool);
                 occurrences.add(v);
                 present.merge(v, 1, Integer::sum);
                 add(oneAcc, v);
+                add(memory, v);
                 add(local, v);
             }
-            if (random.nextInt(50) == 0) { // end of a bundle
+            if (random.nextInt(bundleEnd) == 0) { // end of a bundle
                 waiting.add(local);
                 local = f.createAccumulator();
                 if (random.nextBoolean()) {
@@ -135,11 +152,12 @@ class BloomAccumulatorCountingTest {
         }
         assertExact(oneAcc, present);
         assertExact(global, present);
+        assertExact(memory, present);
     }
 
     @Test
     void aValueAddedTwiceAndRetractedOnceIsStillCounted() throws Exception {
-        BloomAccumulator acc = f.createAccumulator();
+        BloomAccumulator acc = inState();
         add(acc, "a");
         add(acc, "a");
         add(acc, "b");
@@ -154,7 +172,7 @@ class BloomAccumulatorCountingTest {
 
     @Test
     void aHeavyValueWidensItsPageOnlyAndStaysExact() throws Exception {
-        BloomAccumulator acc = f.createAccumulator();
+        BloomAccumulator acc = inState();
         String other = otherPageValue("heavy");
         add(acc, other);
         for (int i = 0; i < 300; i++) {
@@ -172,7 +190,7 @@ class BloomAccumulatorCountingTest {
 
     @Test
     void aStickyCounterNeverGoesDownSoTheValueStaysCounted() throws Exception {
-        BloomAccumulator acc = f.createAccumulator();
+        BloomAccumulator acc = inState();
         for (int i = 0; i < CounterPages.STICKY + 10; i++) {
             add(acc, "hot");
         }
@@ -192,7 +210,7 @@ class BloomAccumulatorCountingTest {
 
     @Test
     void aRetractionOfAValueNeverAddedChangesNoCounter() throws Exception {
-        BloomAccumulator acc = f.createAccumulator();
+        BloomAccumulator acc = inState();
         Map<String, Integer> present = new HashMap<>();
         for (int i = 0; i < 500; i++) {
             add(acc, "user-" + i);
@@ -209,7 +227,7 @@ class BloomAccumulatorCountingTest {
 
     @Test
     void aPendingRetractionCancelsTheValueWhenMergedIntoTheAccumulatorThatHasIt() throws Exception {
-        BloomAccumulator global = f.createAccumulator();
+        BloomAccumulator global = inState();
         add(global, "a");
         add(global, "b");
         BloomAccumulator local = f.createAccumulator();
@@ -222,7 +240,7 @@ class BloomAccumulatorCountingTest {
 
     @Test
     void aPendingRetractionWithNothingToCancelStaysPendingAndNeverNegative() throws Exception {
-        BloomAccumulator global = f.createAccumulator();
+        BloomAccumulator global = inState();
         add(global, "b");
         BloomAccumulator local = f.createAccumulator();
         retract(local, "a"); // never added anywhere: an illegal changelog
@@ -231,6 +249,27 @@ class BloomAccumulatorCountingTest {
         assertThat(global.pages.contains(-1 - page("a"))).isTrue();
         long[] words = global.pages.get(page("b"));
         assertThat(words).isNotNull();
+    }
+
+    @Test
+    void anAccumulatorInMemoryShipsHashesNotPagesUntilItsLogIsFull() throws Exception {
+        BloomAccumulator local = f.createAccumulator();
+        for (int i = 0; i < 100; i++) {
+            add(local, "user-" + i);
+        }
+        retract(local, "user-0");
+        assertThat(local.pages.keys())
+                .containsExactlyInAnyOrder(BloomAccumulator.ADD_LOG, BloomAccumulator.RETRACT_LOG);
+        assertThat(local.pages.get(BloomAccumulator.ADD_LOG)[0]).isEqualTo(100);
+        for (int i = 100; i < BloomAccumulator.LOG_LIMIT; i++) {
+            add(local, "user-" + i);
+        }
+        assertThat(local.pages.contains(BloomAccumulator.ADD_LOG)).isFalse();
+        Map<String, Integer> present = new HashMap<>();
+        for (int i = 1; i < BloomAccumulator.LOG_LIMIT; i++) {
+            present.put("user-" + i, 1);
+        }
+        assertExact(local, present);
     }
 
     @Test
