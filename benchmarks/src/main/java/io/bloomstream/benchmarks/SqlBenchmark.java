@@ -31,7 +31,10 @@ import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.api.DataTypes;
+import org.apache.flink.table.api.Schema;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.flink.table.connector.ChangelogMode;
 import org.apache.flink.types.Row;
 import org.apache.flink.types.RowKind;
 
@@ -67,6 +70,14 @@ import org.apache.flink.types.RowKind;
  * without {@code PARTITION BY} (the whole input on one task); {@code bloom_dedup_exact} is the
  * documented query with {@code exact => TRUE}. {@code -Dbench.flink.KEY=VALUE} sets a Flink option
  * for every query (for example {@code -Dbench.flink.execution.checkpointing.incremental=true}).
+ *
+ * <p>On updating input: {@code count_distinct_updating} ({@code COUNT(DISTINCT id)}) and {@code
+ * bloom_count_distinct_updating} (the counting form, {@code BLOOM_COUNT_DISTINCT(id, perGroup,
+ * 0.01, 'retract')}), with {@code _1p} variants, read in place of {@code events} a generated
+ * retract changelog of {@code 3 * ids} rows that leaves {@code ids} distinct values ({@link
+ * UpdatingInput}; {@code rows} does not apply), over the same groups; their records/s count
+ * changelog rows, and they are compared with {@code count_distinct_updating}. {@code
+ * -Dbench.updatingFpp=P} sets the fpp of {@code bloom_count_distinct_updating} (0.01 unless set).
  */
 public final class SqlBenchmark {
 
@@ -78,6 +89,15 @@ public final class SqlBenchmark {
 
     /** Rounds when the command line names none. */
     static final int DEFAULT_ROUNDS = 3;
+
+    /** The part of a query's name that makes it read the updating input ({@link UpdatingInput}). */
+    static final String UPDATING = "_updating";
+
+    /**
+     * The system property that sets the fpp of {@code bloom_count_distinct_updating} (default 0.01,
+     * the other queries' fpp).
+     */
+    static final String UPDATING_FPP_PROPERTY = "bench.updatingFpp";
 
     /** The state TTL of the {@code row_number_ttl} query. */
     static final String TTL = "1 h";
@@ -114,6 +134,14 @@ public final class SqlBenchmark {
         double cpuMicrosPerRow() {
             return cpuNanos / 1e3 / records;
         }
+    }
+
+    /**
+     * Whether {@code query} reads the updating input ({@link UpdatingInput}): its name has {@value
+     * #UPDATING}.
+     */
+    static boolean isUpdating(String query) {
+        return query.contains(UPDATING);
     }
 
     /** The exact query each query is compared with. */
@@ -158,6 +186,19 @@ public final class SqlBenchmark {
                 rows,
                 ids,
                 rounds);
+        if (queries.stream().anyMatch(SqlBenchmark::isUpdating)) {
+            System.out.printf(
+                    Locale.ROOT,
+                    "Queries *%s: a retract changelog of %,d rows (+I of %,d values, -D of half"
+                            + " of them %,d rows behind), %,d distinct ids at the end;"
+                            + " bloom_count_distinct_updating at fpp %s.%n%n",
+                    UPDATING,
+                    UpdatingInput.changelogRows(ids),
+                    2 * ids,
+                    UpdatingInput.LAG,
+                    ids,
+                    System.getProperty(UPDATING_FPP_PROPERTY, "0.01"));
+        }
         System.out.println(
                 "| backend | round | query | records/s | vs exact | CPU us/row | state bytes | vs"
                         + " exact | rows out | load (1 min) |");
@@ -255,12 +296,22 @@ public final class SqlBenchmark {
                         + ", fpp => 0.01, uid => 'bench-dedup-whole')";
             case "count_distinct":
             case "count_distinct_1p":
+            case "count_distinct_updating":
+            case "count_distinct_updating_1p":
                 return "SELECT g, COUNT(DISTINCT id) FROM events GROUP BY g";
             case "bloom_count_distinct":
             case "bloom_count_distinct_1p":
                 return "SELECT g, BLOOM_COUNT_DISTINCT(id, "
                         + perGroup
                         + ", 0.01) FROM events GROUP BY g";
+            case "bloom_count_distinct_updating":
+            case "bloom_count_distinct_updating_1p":
+                // the counting form: the plain one is refused at planning on updating input
+                return "SELECT g, BLOOM_COUNT_DISTINCT(id, "
+                        + perGroup
+                        + ", "
+                        + System.getProperty(UPDATING_FPP_PROPERTY, "0.01")
+                        + ", 'retract') FROM events GROUP BY g";
             default:
                 throw new IllegalArgumentException("query: unknown " + query);
         }
@@ -268,6 +319,10 @@ public final class SqlBenchmark {
 
     private static Result run(String query, String backend, long rows, long ids, int round)
             throws Exception {
+        boolean updating = isUpdating(query);
+        if (updating) {
+            rows = UpdatingInput.changelogRows(ids);
+        }
         INPUT.set(0);
         OUTPUT.set(0);
         FIRST_NANOS.set(0);
@@ -305,6 +360,35 @@ public final class SqlBenchmark {
             tEnv.getConfig().set("table.optimizer.agg-phase-strategy", "ONE_PHASE");
         }
         BloomFunctions.registerAll(tEnv);
+        if (updating) {
+            // no upstream state: the changelog's rows go straight to the aggregate
+            tEnv.createTemporaryView(
+                    "changelog",
+                    tEnv.fromChangelogStream(
+                            UpdatingInput.changelog(env, ids, new StampRealIds()),
+                            Schema.newBuilder().column("x", DataTypes.BIGINT()).build(),
+                            ChangelogMode.all()));
+            tEnv.executeSql(
+                    "CREATE TEMPORARY VIEW events AS SELECT CAST(x AS STRING) AS id, x, MOD(x, "
+                            + GROUPS
+                            + ") AS g FROM changelog");
+        } else {
+            insertOnlyEvents(env, tEnv, rows, ids);
+        }
+        tEnv.executeSql(SHARDED_VIEW);
+        tEnv.toChangelogStream(tEnv.sqlQuery(sql(query, ids)))
+                .sinkTo(new CountingSink())
+                .name("out");
+        return measure(
+                query, backend, rows, round, checkpoints, env.executeAsync(query + "-" + backend));
+    }
+
+    /**
+     * The view {@code events} of the insert-only queries: {@code rows} generated ids of {@code ids}
+     * distinct ones.
+     */
+    private static void insertOnlyEvents(
+            StreamExecutionEnvironment env, StreamTableEnvironment tEnv, long rows, long ids) {
         // After `rows` real ids the source emits -1 markers until the job is stopped.
         DataGeneratorSource<Long> source =
                 new DataGeneratorSource<>(
@@ -322,11 +406,15 @@ public final class SqlBenchmark {
                 "CREATE TEMPORARY VIEW events AS SELECT CAST(x AS STRING) AS id, x, MOD(x, "
                         + GROUPS
                         + ") AS g, PROCTIME() AS pt FROM xs");
-        tEnv.executeSql(SHARDED_VIEW);
-        tEnv.toChangelogStream(tEnv.sqlQuery(sql(query, ids)))
-                .sinkTo(new CountingSink())
-                .name("out");
-        JobClient job = env.executeAsync(query + "-" + backend);
+    }
+
+    /**
+     * Waits for the {@code rows} records of {@code job}, stops it with a canonical savepoint and
+     * reports the run.
+     */
+    private static Result measure(
+            String query, String backend, long rows, int round, Path checkpoints, JobClient job)
+            throws Exception {
         waitForInput(rows);
         double seconds = (LAST_NANOS.get() - FIRST_NANOS.get()) / 1e9;
         Path dir = Files.createTempDirectory("bloomstream-savepoint");
@@ -408,13 +496,20 @@ public final class SqlBenchmark {
         }
     }
 
-    /** Counts inserted rows and keeps each group's latest value (count queries). */
+    /**
+     * Counts inserted rows and keeps each group's latest value (count queries; a group deleted from
+     * an updating result is dropped).
+     */
     static final class CountingSink implements Sink<Row> {
         @Override
         public SinkWriter<Row> createWriter(WriterInitContext context) {
             return new SinkWriter<>() {
                 @Override
                 public void write(Row row, Context context) {
+                    if (row.getKind() == RowKind.DELETE && row.getField(0) instanceof Number g) {
+                        LAST.remove(g.longValue()); // a group of an updating input emptied
+                        return;
+                    }
                     if (row.getKind() != RowKind.INSERT && row.getKind() != RowKind.UPDATE_AFTER) {
                         return;
                     }

@@ -63,8 +63,14 @@ final class SqlRounds {
         return order;
     }
 
-    /** The exact query a query is compared with: {@code count_distinct} or {@code row_number}. */
+    /**
+     * The exact query a query is compared with: {@code count_distinct_updating} (the queries on
+     * updating input, {@code *_updating}), {@code count_distinct} or {@code row_number}.
+     */
     static String baseline(String query) {
+        if (query.contains(SqlBenchmark.UPDATING)) {
+            return "count_distinct_updating";
+        }
         return query.contains("count") ? "count_distinct" : "row_number";
     }
 

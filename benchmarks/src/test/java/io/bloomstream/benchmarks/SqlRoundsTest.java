@@ -95,4 +95,30 @@ class SqlRoundsTest {
                                 + " shards => 1024, exact => TRUE, uid => 'bench-dedup-exact')");
         assertThat(SqlRounds.baseline("bloom_dedup_exact")).isEqualTo("row_number");
     }
+
+    @Test
+    void updatingQueriesCompareWithCountDistinctOnTheSameChangelog() {
+        assertThat(SqlRounds.baseline("bloom_count_distinct_updating"))
+                .isEqualTo("count_distinct_updating");
+        assertThat(SqlRounds.baseline("bloom_count_distinct_updating_1p"))
+                .isEqualTo("count_distinct_updating");
+        assertThat(SqlRounds.baseline("count_distinct_updating_1p"))
+                .isEqualTo("count_distinct_updating");
+        assertThat(SqlRounds.baseline("bloom_count_distinct_1p")).isEqualTo("count_distinct");
+    }
+
+    @Test
+    void bloomCountDistinctUpdatingIsTheCountingFormOverTheSameGroups() {
+        // docs/sql-functions.md: the counting form takes the literal 'retract' as 4th argument
+        assertThat(SqlBenchmark.sql("bloom_count_distinct_updating", 1_000_000))
+                .isEqualTo(
+                        "SELECT g, BLOOM_COUNT_DISTINCT(id, 62500, 0.01, 'retract') FROM events"
+                                + " GROUP BY g");
+        assertThat(SqlBenchmark.sql("bloom_count_distinct_updating_1p", 1_000_000))
+                .isEqualTo(SqlBenchmark.sql("bloom_count_distinct_updating", 1_000_000));
+        assertThat(SqlBenchmark.sql("count_distinct_updating", 1_000_000))
+                .isEqualTo(SqlBenchmark.sql("count_distinct", 1_000_000));
+        assertThat(SqlBenchmark.isUpdating("count_distinct_updating_1p")).isTrue();
+        assertThat(SqlBenchmark.isUpdating("count_distinct_1p")).isFalse();
+    }
 }
