@@ -42,7 +42,11 @@ import org.apache.flink.table.types.DataType;
  *       retractions of page p still pending (M, same layout): retractions of values this
  *       accumulator never saw, which a merge into an accumulator that saw them cancels. {@link
  *       #setBits} counts the counters P above zero; {@link #itemsAdded} is the adds less the
- *       retractions matched, never below zero.
+ *       retractions matched, never below zero. Keys {@link #ADD_LOG} and {@link #RETRACT_LOG} hold
+ *       rows an accumulator in memory logged and has not applied yet ({@code [n, h1, h2, ...]});
+ *       Flink keeps accumulators in state with state-backed views, which apply each row at once, so
+ *       state holds them only if Flink ever stores an accumulator in memory whole: they are
+ *       applied, adds first, where the accumulator is merged or read.
  * </ul>
  *
  * <p>It is {@code @PublicEvolving} because it stands in the public methods that Flink calls on the
