@@ -71,7 +71,8 @@ final class UpdatingInput {
      * The value of logical row {@code row}: MurmurHash3's 64-bit finalizer, a bijection, so every
      * row has its own value. Unlike {@link JobBenchmark#idOf} (a multiplication by an odd constant,
      * which keeps the parity of the index) its low bits do not follow the row's, so the deleted
-     * (even) rows and the present (odd) ones fall into the same groups of {@code MOD(x, 16)}.
+     * (even) rows and the present (odd) ones fall into the same groups ({@link
+     * SqlBenchmark#GROUP_OF_X}).
      */
     static long valueOf(long row) {
         long h = row;
