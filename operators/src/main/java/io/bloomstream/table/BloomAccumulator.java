@@ -303,7 +303,7 @@ public class BloomAccumulator {
     private static String layoutName(int layout) {
         return layout == VERSION_2_COUNTING
                 ? "counting (layout " + layout + ")"
-                : "plain (layout " + layout + ")";
+                : layout == VERSION_1 ? "plain (layout 1)" : "of unknown layout " + layout;
     }
 
     /** Whether this accumulator keeps counters (layout {@value #VERSION_2_COUNTING}). */
@@ -510,9 +510,10 @@ public class BloomAccumulator {
     }
 
     /**
-     * Applies the logged adds, then the logged retractions, to this accumulator's counters (an
-     * accumulator in memory, before its estimate is read or when a log is full). Adds first: in a
-     * legal changelog every retraction still finds its value.
+     * Applies the logged adds, then the logged retractions, to this accumulator's counters, then
+     * cancels its pending retractions against them (an accumulator in memory, before its estimate
+     * is read or when a log is full). Adds first: in a legal changelog every retraction still finds
+     * its value.
      */
     void applyLogs() throws Exception {
         if (!isCounting() || !inMemory()) {
@@ -520,14 +521,14 @@ public class BloomAccumulator {
         }
         long[] adds = pages.get(ADD_LOG);
         long[] retractions = pages.get(RETRACT_LOG);
-        if (adds == null && retractions == null) {
-            return;
+        if (adds != null || retractions != null) {
+            pages.remove(ADD_LOG);
+            pages.remove(RETRACT_LOG);
+            Touched t = new Touched(spec());
+            replay(t, adds, retractions);
+            t.flush();
         }
-        pages.remove(ADD_LOG);
-        pages.remove(RETRACT_LOG);
-        Touched t = new Touched(spec());
-        replay(t, adds, retractions);
-        t.flush();
+        cancelOwnPending();
     }
 
     private void replay(Touched t, long[] adds, long[] retractions) throws Exception {
@@ -680,11 +681,13 @@ public class BloomAccumulator {
     }
 
     /**
-     * Merges a counting accumulator into this one: adds its counters to this one's, lets its
-     * pending retractions cancel this one's counters (never below zero, a sticky counter stays;
-     * what they cannot cancel stays pending here), then applies its logged adds and retractions
-     * (or, in memory, appends them to this one's logs). A sticky counter of {@code other} makes the
-     * sum sticky.
+     * Merges a counting accumulator into this one. Into state: adds its counters and its logged
+     * adds to this one's, then lets its pending retractions cancel this one's counters (never below
+     * zero, a sticky counter stays; what they cannot cancel stays pending here), then applies its
+     * logged retractions: every positive before any negative, so in a legal changelog each
+     * retraction finds its value. In memory: adds its counters to this one's and its pending
+     * retractions to this one's pending ones, and appends its logs to this one's. A sticky counter
+     * of {@code other} makes the sum sticky.
      */
     private void mergeCounting(BloomAccumulator other) throws Exception {
         FilterSpec s = spec();
@@ -704,17 +707,27 @@ public class BloomAccumulator {
                 sum(t, key, e.getValue());
             }
         }
-        for (Map.Entry<Long, long[]> e : retractions) {
-            cancel(t, -1 - e.getKey(), e.getValue());
-        }
         addItems(other.itemsAdded());
         if (inMemory()) {
+            // positives and negatives kept apart until the merge into state, which applies every
+            // positive first: a pending retraction may wait for an add still in a log
+            for (Map.Entry<Long, long[]> e : retractions) {
+                sumPending(t, e.getKey(), e.getValue());
+            }
             t.flush();
             append(ADD_LOG, addLog);
             append(RETRACT_LOG, retractLog);
             return;
         }
-        replay(t, addLog, retractLog);
+        if (addLog != null) {
+            replay(t, addLog, null);
+        }
+        for (Map.Entry<Long, long[]> e : retractions) {
+            cancel(t, -1 - e.getKey(), e.getValue());
+        }
+        if (retractLog != null) {
+            replay(t, null, retractLog);
+        }
         t.flush();
     }
 
@@ -726,6 +739,78 @@ public class BloomAccumulator {
         for (int i = 0, n = (int) theirs[0]; i < n; i++) {
             log(key, theirs[1 + 2 * i], theirs[2 + 2 * i]);
         }
+    }
+
+    /** Adds pending retractions {@code theirs} (under {@code key}) to this one's. */
+    private void sumPending(Touched t, long key, long[] theirs) throws Exception {
+        FilterSpec s = t.spec;
+        int tw = CounterPages.width(s, theirs);
+        long[] mine = t.get(key);
+        int perWord = 64 / tw;
+        for (int w = 0; w < theirs.length; w++) {
+            if (theirs[w] == 0) {
+                continue;
+            }
+            for (long cell = (long) w * perWord, end = cell + perWord; cell < end; cell++) {
+                int v = CounterPages.get(theirs, tw, cell);
+                if (v != 0) {
+                    long[] after = addTo(s, mine, cell, v);
+                    if (after != mine) {
+                        mine = after;
+                        t.set(key, mine);
+                    }
+                }
+            }
+        }
+    }
+
+    /**
+     * Cancels this accumulator's own pending retractions against its own counters (in memory,
+     * before its estimate is read): the difference of the two, cell by cell, does not change.
+     */
+    private void cancelOwnPending() throws Exception {
+        List<Long> keys = new ArrayList<>();
+        for (long key : pages.keys()) {
+            if (key < 0 && key != ADD_LOG && key != RETRACT_LOG) {
+                keys.add(key);
+            }
+        }
+        if (keys.isEmpty()) {
+            return;
+        }
+        FilterSpec s = spec();
+        Touched t = new Touched(s);
+        for (long key : keys) {
+            long[] pending = t.get(key);
+            int pw = CounterPages.width(s, pending);
+            long[] mine = t.get(-1 - key);
+            int mw = CounterPages.width(s, mine);
+            int perWord = 64 / pw;
+            int cleared = 0;
+            for (int w = 0; w < pending.length; w++) {
+                if (pending[w] == 0) {
+                    continue;
+                }
+                for (long cell = (long) w * perWord, end = cell + perWord; cell < end; cell++) {
+                    int r = CounterPages.get(pending, pw, cell);
+                    int c = CounterPages.get(mine, mw, cell);
+                    if (r == 0 || c == 0) {
+                        continue;
+                    }
+                    boolean sticky = mw == CounterPages.MAX_WIDTH && c == CounterPages.STICKY;
+                    int d = sticky ? r : Math.min(c, r);
+                    if (!sticky) {
+                        CounterPages.set(mine, mw, cell, c - d);
+                        if (c == d) {
+                            cleared++;
+                        }
+                    }
+                    CounterPages.set(pending, pw, cell, r - d);
+                }
+            }
+            setBits -= cleared;
+        }
+        t.flush();
     }
 
     /** Adds the counters {@code theirs} of page {@code page} to this one's. */

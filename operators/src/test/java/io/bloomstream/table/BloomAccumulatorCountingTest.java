@@ -10,6 +10,7 @@ import io.bloomstream.filter.Pages;
 import io.bloomstream.filter.Sizing;
 import io.bloomstream.table.internal.SqlArguments;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -139,6 +140,8 @@ class BloomAccumulatorCountingTest {
                 waiting.add(local);
                 local = f.createAccumulator();
                 if (random.nextBoolean()) {
+                    // in memory, as Flink's global phase combines a bundle's locals, in any order
+                    Collections.shuffle(waiting, random);
                     BloomAccumulator combined = f.createAccumulator();
                     f.merge(combined, waiting);
                     f.merge(global, List.of(combined));
@@ -270,6 +273,41 @@ class BloomAccumulatorCountingTest {
             present.put("user-" + i, 1);
         }
         assertExact(local, present);
+    }
+
+    @Test
+    void aRetractionPendingInMemoryWaitsForAnAddStillInAnotherLog() throws Exception {
+        // two local bundles combined in memory, then merged into state (Flink's global phase):
+        // the first holds +v in its log, the second -v pending (its log was applied when full)
+        BloomAccumulator l1 = f.createAccumulator();
+        add(l1, "v");
+        BloomAccumulator l2 = f.createAccumulator();
+        retract(l2, "v");
+        for (int i = 0; i < BloomAccumulator.LOG_LIMIT; i++) {
+            add(l2, "w");
+        }
+        assertThat(l2.pages.contains(-1 - page("v"))).as("-v pending in l2").isTrue();
+        BloomAccumulator combined = f.createAccumulator();
+        f.merge(combined, List.of(l2, l1));
+        BloomAccumulator global = inState();
+        f.merge(global, List.of(combined));
+        assertExact(global, Map.of("w", BloomAccumulator.LOG_LIMIT));
+        assertThat(f.getValue(global)).isEqualTo(1L);
+    }
+
+    @Test
+    void slicesMergedNewestFirstInMemoryCountOnlyWhatIsPresent() throws Exception {
+        // a hopping window merges its slices into a fresh accumulator, newest first, and reads it
+        BloomAccumulator older = inState();
+        add(older, "v");
+        add(older, "x");
+        BloomAccumulator newer = f.createAccumulator();
+        retract(newer, "v");
+        newer.applyLogs(); // a slice's retraction of a value of an older slice: pending
+        BloomAccumulator window = f.createAccumulator();
+        f.merge(window, List.of(newer, older));
+        assertThat(f.getValue(window)).isEqualTo(1L);
+        assertExact(window, Map.of("x", 1));
     }
 
     @Test
