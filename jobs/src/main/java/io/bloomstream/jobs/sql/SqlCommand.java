@@ -184,6 +184,10 @@ public final class SqlCommand implements Callable<Integer> {
                                         + statement.firstLine()
                                         + "): "
                                         + cause(e));
+                String hint = hint(cause(e));
+                if (hint != null) {
+                    spec.commandLine().getErr().println(hint);
+                }
                 if (log != null) {
                     spec.commandLine().getErr().println("Flink's log: " + log);
                 }
@@ -203,6 +207,34 @@ public final class SqlCommand implements Callable<Integer> {
                     spec.commandLine(), "--file: no such file: " + script.file);
         }
         return Files.readString(script.file, StandardCharsets.UTF_8);
+    }
+
+    /**
+     * What to do about a planning error Flink words for itself, or null: an aggregate without
+     * {@code retract} on an updating input (Flink names the method and the function, not the way
+     * out).
+     */
+    static String hint(String message) {
+        if (!message.contains("Could not find an implementation method 'retract'")) {
+            return null;
+        }
+        String prefix =
+                "hint: %s's input is an updating table (after a GROUP BY, a join, a CDC"
+                        + " or upsert source): ";
+        if (message.contains("'BLOOM_COUNT_DISTINCT'")) {
+            return String.format(prefix, "BLOOM_COUNT_DISTINCT")
+                    + "use its counting form, BLOOM_COUNT_DISTINCT(value, expected_items, fpp,"
+                    + " 'retract') (docs/sql-functions.md)";
+        }
+        for (String f : new String[] {"BLOOM_BUILD", "BLOOM_UNION"}) {
+            if (message.contains("'" + f + "'")) {
+                return String.format(prefix, f)
+                        + "a filter of bits cannot forget a value; build it over an insert-only"
+                        + " input or a window, or count with BLOOM_COUNT_DISTINCT(..., 'retract')"
+                        + " (docs/sql-functions.md)";
+            }
+        }
+        return null;
     }
 
     /**

@@ -252,6 +252,31 @@ class SqlCommandTest {
     }
 
     @Test
+    void thePlainCountOnAnUpdatingTableSaysToAddRetract() throws Exception {
+        Path script = tmp.resolve("latest.sql");
+        Files.writeString(
+                script,
+                clicksTable()
+                        + "CREATE TEMPORARY VIEW latest AS SELECT `user`, LAST_VALUE(page) AS page"
+                        + " FROM clicks GROUP BY `user`;\n"
+                        + "SELECT page, BLOOM_COUNT_DISTINCT(`user`, 10000, 0.01) FROM latest"
+                        + " GROUP BY page;\n"
+                        + "SELECT BLOOM_BUILD(`user`, 10000, 0.01) FROM latest;\n");
+        assertThat(cli.run("sql", "-f", script.toString())).isEqualTo(1);
+        List<String> err = cli.err.toString().lines().collect(Collectors.toList());
+        assertThat(err.get(0)).contains("Could not find an implementation method 'retract'");
+        assertThat(err.get(1))
+                .isEqualTo(
+                        "hint: BLOOM_COUNT_DISTINCT's input is an updating table (after a GROUP"
+                                + " BY, a join, a CDC or upsert source): use its counting form,"
+                                + " BLOOM_COUNT_DISTINCT(value, expected_items, fpp, 'retract')"
+                                + " (docs/sql-functions.md)");
+        assertThat(SqlCommand.hint(err.get(0).replace("BLOOM_COUNT_DISTINCT", "BLOOM_BUILD")))
+                .startsWith("hint: BLOOM_BUILD's input is an updating table")
+                .contains("cannot forget a value");
+    }
+
+    @Test
     void failingJobPrintsOneLineWithTheRootCause() {
         String script =
                 "CREATE TEMPORARY FUNCTION boom AS '"
