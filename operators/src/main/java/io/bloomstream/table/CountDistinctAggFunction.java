@@ -55,11 +55,12 @@ import org.apache.flink.table.types.inference.TypeStrategies;
  * guarantee above holds for the values present, with the estimate read from the counters above
  * zero. A counter at 65,535 sticks (the estimate may then count a removed value, never miss a
  * present one); a retraction of a value whose counters are not all above zero changes none of them
- * (in a two-phase aggregation's local accumulator it waits, pending, for the merge). State is four
- * times the plain form's while no counter passes 15. Flink tells an aggregate nothing about its
- * input's changelog, so the user chooses: the plain form (one to three arguments) has no {@code
- * retract}, and the planner refuses it on updating input with "Could not find an implementation
- * method 'retract'".
+ * (in a two-phase aggregation's local accumulator it waits, pending, for the merge into the group's
+ * state, which applies every add before any retraction). State is about 3.5 times the plain form's
+ * while no counter passes 15 (4-bit counters in place of bits). Flink tells an aggregate nothing
+ * about its input's changelog, so the user chooses: the plain form (one to three arguments) has no
+ * {@code retract}, and the planner refuses it on updating input with "Could not find an
+ * implementation method 'retract'".
  *
  * <p>Table API: {@code call(CountDistinctAggFunction.class, $("user_id"))}, or after {@link
  * BloomFunctions#registerAll} {@code call("BLOOM_COUNT_DISTINCT", $("user_id"))}.
