@@ -198,12 +198,7 @@ public class BloomAccumulator {
             Long expectedItems,
             Double fpp)
             throws Exception {
-        FilterSpec spec = shapeFor(specs, function, expectedItems, fpp, VERSION_2_COUNTING);
-        if (value == null) {
-            return;
-        }
-        io.bloomstream.filter.Hash128 h = SqlArguments.hash(spec.hasher(), value);
-        increment(h.h1(), h.h2());
+        count(specs, function, value, expectedItems, fpp, true);
     }
 
     /**
@@ -221,12 +216,27 @@ public class BloomAccumulator {
             Long expectedItems,
             Double fpp)
             throws Exception {
+        count(specs, function, value, expectedItems, fpp, false);
+    }
+
+    private void count(
+            SqlArguments.SpecCache specs,
+            String function,
+            Object value,
+            Long expectedItems,
+            Double fpp,
+            boolean add)
+            throws Exception {
         FilterSpec spec = shapeFor(specs, function, expectedItems, fpp, VERSION_2_COUNTING);
         if (value == null) {
             return;
         }
         io.bloomstream.filter.Hash128 h = SqlArguments.hash(spec.hasher(), value);
-        decrement(h.h1(), h.h2());
+        if (add) {
+            increment(h.h1(), h.h2());
+        } else {
+            decrement(h.h1(), h.h2());
+        }
     }
 
     private FilterSpec shapeFor(
@@ -704,7 +714,7 @@ public class BloomAccumulator {
             } else if (key < 0) {
                 retractions.add(e);
             } else {
-                sum(t, key, e.getValue());
+                setBits += sum(t, key, e.getValue());
             }
         }
         addItems(other.itemsAdded());
@@ -712,7 +722,7 @@ public class BloomAccumulator {
             // positives and negatives kept apart until the merge into state, which applies every
             // positive first: a pending retraction may wait for an add still in a log
             for (Map.Entry<Long, long[]> e : retractions) {
-                sumPending(t, e.getKey(), e.getValue());
+                sum(t, e.getKey(), e.getValue()); // counts no set bit: pending
             }
             t.flush();
             append(ADD_LOG, addLog);
@@ -738,29 +748,6 @@ public class BloomAccumulator {
         }
         for (int i = 0, n = (int) theirs[0]; i < n; i++) {
             log(key, theirs[1 + 2 * i], theirs[2 + 2 * i]);
-        }
-    }
-
-    /** Adds pending retractions {@code theirs} (under {@code key}) to this one's. */
-    private void sumPending(Touched t, long key, long[] theirs) throws Exception {
-        FilterSpec s = t.spec;
-        int tw = CounterPages.width(s, theirs);
-        long[] mine = t.get(key);
-        int perWord = 64 / tw;
-        for (int w = 0; w < theirs.length; w++) {
-            if (theirs[w] == 0) {
-                continue;
-            }
-            for (long cell = (long) w * perWord, end = cell + perWord; cell < end; cell++) {
-                int v = CounterPages.get(theirs, tw, cell);
-                if (v != 0) {
-                    long[] after = addTo(s, mine, cell, v);
-                    if (after != mine) {
-                        mine = after;
-                        t.set(key, mine);
-                    }
-                }
-            }
         }
     }
 
@@ -813,8 +800,11 @@ public class BloomAccumulator {
         t.flush();
     }
 
-    /** Adds the counters {@code theirs} of page {@code page} to this one's. */
-    private void sum(Touched t, long page, long[] theirs) throws Exception {
+    /**
+     * Adds the counters {@code theirs} (of a page, or pending retractions) to this one's under
+     * {@code page}; returns how many of this one's went from zero to above.
+     */
+    private int sum(Touched t, long page, long[] theirs) throws Exception {
         FilterSpec s = t.spec;
         int tw = CounterPages.width(s, theirs);
         long[] mine = t.get(page);
@@ -841,7 +831,7 @@ public class BloomAccumulator {
                 }
             }
         }
-        setBits += newly;
+        return newly;
     }
 
     /** Cancels the pending retractions {@code theirs} of page {@code page} against its counters. */
