@@ -769,33 +769,8 @@ public class BloomAccumulator {
         Touched t = new Touched(s);
         for (long key : keys) {
             long[] pending = t.get(key);
-            int pw = CounterPages.width(s, pending);
-            long[] mine = t.get(-1 - key);
-            int mw = CounterPages.width(s, mine);
-            int perWord = 64 / pw;
-            int cleared = 0;
-            for (int w = 0; w < pending.length; w++) {
-                if (pending[w] == 0) {
-                    continue;
-                }
-                for (long cell = (long) w * perWord, end = cell + perWord; cell < end; cell++) {
-                    int r = CounterPages.get(pending, pw, cell);
-                    int c = CounterPages.get(mine, mw, cell);
-                    if (r == 0 || c == 0) {
-                        continue;
-                    }
-                    boolean sticky = mw == CounterPages.MAX_WIDTH && c == CounterPages.STICKY;
-                    int d = sticky ? r : Math.min(c, r);
-                    if (!sticky) {
-                        CounterPages.set(mine, mw, cell, c - d);
-                        if (c == d) {
-                            cleared++;
-                        }
-                    }
-                    CounterPages.set(pending, pw, cell, r - d);
-                }
-            }
-            setBits -= cleared;
+            t.set(key, CounterPages.empty(s)); // what the counters cannot cancel comes back
+            cancel(t, -1 - key, pending);
         }
         t.flush();
     }
