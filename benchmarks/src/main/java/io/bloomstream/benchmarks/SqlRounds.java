@@ -68,7 +68,7 @@ final class SqlRounds {
      * updating input, {@code *_updating}), {@code count_distinct} or {@code row_number}.
      */
     static String baseline(String query) {
-        if (query.contains(SqlBenchmark.UPDATING)) {
+        if (SqlBenchmark.isUpdating(query)) {
             return "count_distinct_updating";
         }
         return query.contains("count") ? "count_distinct" : "row_number";

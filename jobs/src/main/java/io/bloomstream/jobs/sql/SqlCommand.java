@@ -174,6 +174,7 @@ public final class SqlCommand implements Callable<Integer> {
                     return 0; // its job stopped with its state saved
                 }
             } catch (Exception e) {
+                String cause = cause(e);
                 spec.commandLine().getOut().flush();
                 spec.commandLine()
                         .getErr()
@@ -183,8 +184,8 @@ public final class SqlCommand implements Callable<Integer> {
                                         + " ("
                                         + statement.firstLine()
                                         + "): "
-                                        + cause(e));
-                String hint = hint(cause(e));
+                                        + cause);
+                String hint = hint(cause);
                 if (hint != null) {
                     spec.commandLine().getErr().println(hint);
                 }
