@@ -3,6 +3,7 @@ package io.bloomstream.jobs.console;
 import io.bloomstream.jobs.io.InputProgress;
 import io.bloomstream.jobs.io.IoOptions;
 import io.bloomstream.jobs.io.OutputDirs;
+import io.bloomstream.jobs.io.ResumedInput;
 import io.bloomstream.jobs.io.StateDir;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -77,10 +78,31 @@ public final class RunOptions {
         /** The metrics of a local run, or null. */
         public final LocalMetrics metrics;
 
+        /**
+         * The retained checkpoint of a killed run this run recovered from (its directory name,
+         * {@code chk-N}), or null. Then the counts cover the whole input ({@link #wholeInput}) or
+         * this run's records only (Kafka, {@code --new-input}).
+         */
+        public final String recoveredFrom;
+
+        /** Whether a recovery's counts cover the whole input, the killed run's part included. */
+        public final boolean wholeInput;
+
         Run(JobExecutionResult result, Path logFile, LocalMetrics metrics) {
+            this(result, logFile, metrics, null, false);
+        }
+
+        Run(
+                JobExecutionResult result,
+                Path logFile,
+                LocalMetrics metrics,
+                String recoveredFrom,
+                boolean wholeInput) {
             this.result = result;
             this.logFile = logFile;
             this.metrics = metrics;
+            this.recoveredFrom = recoveredFrom;
+            this.wholeInput = wholeInput;
         }
     }
 
@@ -193,15 +215,31 @@ public final class RunOptions {
         if (!io.kafka()) {
             outputs.add(io.output + "/_rejected");
         }
+        String recoveredFrom = null;
+        boolean wholeInput = false;
         if (state != null) {
             Path restore = state.latest().orElse(null);
             env.configure(state.configuration(restore));
+            ResumedInput.Decision input = null;
+            if (!io.kafka()) {
+                input = io.decideInput();
+                if (!input.equals(io.inputDecision)) {
+                    throw new CommandLine.ParameterException(
+                            spec.commandLine(),
+                            "--state-dir "
+                                    + io.stateDir
+                                    + " changed while this run started (another run ended"
+                                    + " meanwhile?): run again");
+                }
+                ResumedInput.record(state.dir(), input, io.input, outputsOf(io));
+            }
             String line;
             if (restore == null) {
                 line = "state: new, kept in " + io.stateDir;
             } else if (state.isCheckpoint(restore)) {
-                line = recovering(io, restore, lock);
-                recovery = Recovery.start(outputs, lock.previousStart());
+                line = recovering(io, restore, lock, input);
+                recoveredFrom = restore.getFileName().toString();
+                wholeInput = input != null && input.recovers();
             } else {
                 line = "state: resuming from " + io.stateDir;
             }
@@ -212,6 +250,15 @@ public final class RunOptions {
                                     + lock.previousPid().getAsLong()
                                     + ", which ended without releasing it, was taken over)";
                 }
+            }
+            if (recoveredFrom != null || lock.previousPid().isPresent()) {
+                // the in-progress part files of the run (or runs) that did not stop
+                recovery =
+                        Recovery.start(
+                                outputs,
+                                wholeInput
+                                        ? java.util.Optional.of(input.resumed().started())
+                                        : lock.previousStart());
             }
             spec.commandLine().getErr().println(line);
             spec.commandLine().getErr().flush();
@@ -270,7 +317,7 @@ public final class RunOptions {
                 metrics.awaitClosed(10, TimeUnit.SECONDS);
                 metrics.sample(true);
             }
-            return new Run(result, log, metrics);
+            return new Run(result, log, metrics, recoveredFrom, wholeInput);
         } finally {
             InputProgress.remove(io.runId);
             LocalMetrics.remove(io.runId);
@@ -281,7 +328,8 @@ public final class RunOptions {
      * What a run resuming from a retained checkpoint says: the run before it did not stop with its
      * state saved, which run (a stale lock's pid) and which checkpoint.
      */
-    static String recovering(IoOptions io, Path checkpoint, StateDir.Lock lock) {
+    static String recovering(
+            IoOptions io, Path checkpoint, StateDir.Lock lock, ResumedInput.Decision input) {
         String when;
         try {
             when =
@@ -306,8 +354,28 @@ public final class RunOptions {
                 + " before it saved its state; resuming from its last checkpoint ("
                 + checkpoint.getFileName()
                 + when
-                + "). What it wrote up to that checkpoint stays; this run writes again what it"
-                + " wrote after it, and its counts are this run's only";
+                + "). "
+                + (input != null && input.recovers()
+                        ? "This run reads on where that checkpoint left "
+                                + io.input
+                                + ": what the killed run wrote up to the checkpoint stays, what it"
+                                + " wrote after it is removed and written again by this run, once;"
+                                + " the counts cover the whole input"
+                        : input != null
+                                ? "This run reads "
+                                        + io.input
+                                        + " from its start as a new input ("
+                                        + ResumedInput.NEW_INPUT_FLAG
+                                        + "), with the checkpoint's state; its counts are this"
+                                        + " run's only"
+                                : "This run reads on from the offsets of that checkpoint: what"
+                                        + " the killed run wrote after it was never committed;"
+                                        + " the counts are this run's only");
+    }
+
+    /** The output directories a recovery must write again, as the input's record lists them. */
+    private static List<String> outputsOf(IoOptions io) {
+        return List.copyOf(io.fileOutputs().values());
     }
 
     /**

@@ -1,6 +1,7 @@
 package io.bloomstream.jobs.io;
 
 import java.time.Duration;
+import java.util.List;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.serialization.SimpleStringSchema;
 import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
@@ -86,6 +87,16 @@ public final class IoOptions {
     public java.nio.file.Path stateDir;
 
     @Option(
+            names = ResumedInput.NEW_INPUT_FLAG,
+            description =
+                    "With --state-dir, after a run that was killed before it finished its input:"
+                            + " read --input from its start as a new input, instead of reading on"
+                            + " where the killed run's last checkpoint left its input (a run"
+                            + " without it is refused when the input, its files or the outputs"
+                            + " differ from the killed run's).")
+    public boolean newInput;
+
+    @Option(
             names = "--max-line-bytes",
             converter = Counts.Converter.class,
             paramLabel = "N",
@@ -152,9 +163,45 @@ public final class IoOptions {
                 "--bounded cannot resume from --state-dir (the Kafka source's state keeps each"
                         + " partition's end offset, so a resumed run would stop at the old end);"
                         + " run without --bounded and stop with Ctrl-C");
+        require(!newInput || stateDir != null, ResumedInput.NEW_INPUT_FLAG + " needs --state-dir");
         if (stateDir != null) {
             execution.checkpointDir = stateDir.toAbsolutePath().normalize().resolve("checkpoints");
+            if (!kafka()) {
+                inputDecision = decideInput();
+            }
         }
+    }
+
+    /**
+     * How the file source of a run on the state directory reads its input ({@link ResumedInput}):
+     * refused as a usage error. Decided before the job is built (the source's uid depends on it);
+     * {@code RunOptions} decides again once it holds the directory's lock, and refuses a run whose
+     * directory changed meanwhile.
+     */
+    public ResumedInput.Decision decideInput() {
+        try {
+            return ResumedInput.decide(
+                    stateDir, input, List.copyOf(fileOutputs().values()), newInput, runId);
+        } catch (ResumedInput.RefusedException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * With a state directory and file input, how this run's source reads its input (decided in
+     * {@link #validate}); null otherwise.
+     */
+    public ResumedInput.Decision inputDecision;
+
+    /**
+     * The scope of the summary's counts kept in checkpoints ({@link RunCounts#SCOPE}): the file
+     * source's id, so that a recovery counts on from the killed run's checkpoint and a new input
+     * counts from zero; for Kafka (and runs without a state directory) this run's id.
+     */
+    public String countScope() {
+        return inputDecision != null ? inputDecision.sourceId() : runId;
     }
 
     /**
@@ -167,13 +214,17 @@ public final class IoOptions {
     }
 
     /**
-     * The uid of a file source named {@code name}: with a state directory, a new one on each run,
-     * so that a run reads the whole of its files (a new day's file, or the same path again) and the
-     * file source's own state (the splits and positions of the last run's files) is not restored;
-     * the restore ignores it. Otherwise {@code name}.
+     * The uid of a file source named {@code name}: with a state directory, one per input ({@link
+     * ResumedInput}): a new one for a new input, so that the run reads the whole of its files (a
+     * new day's file, or the same path again) and the last input's source state (its splits and
+     * positions) is not restored (the restore ignores it); the killed run's after a crash, so that
+     * the recovery reads on where its checkpoint left the input. Otherwise {@code name}.
      */
     public String fileSourceUid(String name) {
-        return keepsState() ? name + "-" + runId : name;
+        if (!keepsState()) {
+            return name;
+        }
+        return name + "-" + (inputDecision != null ? inputDecision.sourceId() : runId);
     }
 
     /**
@@ -249,6 +300,9 @@ public final class IoOptions {
     public StreamExecutionEnvironment environment(Configuration localOnly) {
         StreamExecutionEnvironment env = execution.environment(localOnly);
         env.getConfig().enableObjectReuse();
+        Configuration parameters = new Configuration();
+        parameters.setString(RunCounts.SCOPE, countScope());
+        env.getConfig().setGlobalJobParameters(parameters);
         return env;
     }
 
@@ -326,14 +380,24 @@ public final class IoOptions {
     }
 
     /**
+     * Declares another file output, the directory {@code dir} of the flag {@code --ID-output},
+     * before {@link #validate} (which checks a recovery's outputs against the killed run's); {@link
+     * #writeTo} then writes it.
+     */
+    public void declareOutput(String id, String dir) {
+        if (!kafka() && dir != null) {
+            otherOutputs.put("--" + id + "-output", dir);
+        }
+    }
+
+    /**
      * Writes {@code records} to another output, named {@code name}: the directory {@code dir} given
-     * by the flag {@code --ID-output}, or the Kafka topic {@code topic}.
+     * by the flag {@code --ID-output} (declared with {@link #declareOutput}), or the Kafka topic
+     * {@code topic}.
      */
     public void writeTo(
             DataStream<String> records, String name, String dir, String topic, String id) {
-        if (!kafka()) {
-            otherOutputs.put("--" + id + "-output", dir);
-        }
+        declareOutput(id, dir);
         write(records, name, dir, topic, id);
     }
 

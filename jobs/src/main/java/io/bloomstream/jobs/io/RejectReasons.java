@@ -29,8 +29,13 @@ public final class RejectReasons implements Accumulator<String, TreeMap<String, 
 
     @Override
     public void add(String reason) {
+        add(reason, 1);
+    }
+
+    /** Counts {@code count} records rejected for {@code reason}. */
+    public void add(String reason, long count) {
         String key = counts.containsKey(reason) || counts.size() < MAX_REASONS ? reason : OTHER;
-        counts.merge(key, 1L, Long::sum);
+        counts.merge(key, count, Long::sum);
     }
 
     @Override

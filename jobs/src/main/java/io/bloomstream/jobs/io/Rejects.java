@@ -5,10 +5,16 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import java.io.IOException;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
+import java.util.HashMap;
+import java.util.Map;
+import org.apache.flink.api.common.accumulators.LongCounter;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.runtime.execution.SuppressRestartsException;
+import org.apache.flink.runtime.state.FunctionInitializationContext;
+import org.apache.flink.runtime.state.FunctionSnapshotContext;
+import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
 import org.apache.flink.streaming.api.functions.ProcessFunction;
 import org.apache.flink.util.Collector;
 import org.apache.flink.util.OutputTag;
@@ -18,9 +24,11 @@ import org.apache.flink.util.OutputTag;
  * reason}, {@code record}) and counting them (metric {@value #METRIC}, accumulators {@link
  * Tally#REJECTED} and {@link RejectReasons}). When the first {@value RejectReasons.First#RECORDS}
  * records of a parser are all rejected for the same missing field, the job fails for good (a
- * mistyped field flag would otherwise reject a whole stream).
+ * mistyped field flag would otherwise reject a whole stream). The counts are kept in checkpoints
+ * ({@link RunCounts}): a run that recovers its input from a killed run's checkpoint counts on from
+ * there.
  */
-public final class Rejects extends ProcessFunction<String, Parsed> {
+public final class Rejects extends ProcessFunction<String, Parsed> implements CheckpointedFunction {
 
     private static final long serialVersionUID = 1L;
 
@@ -32,14 +40,19 @@ public final class Rejects extends ProcessFunction<String, Parsed> {
 
     private static final JsonFactory JSON = new JsonFactory();
 
+    /** The prefix of a reason's count in {@link RunCounts}. */
+    private static final String REASON = "reason:";
+
     /** One of the two is set: most commands parse the line alone. */
     private final LineParser.RecordParser parser;
 
     private final LineParser.TimedRecordParser timedParser;
 
+    private final RunCounts counts = new RunCounts(Tally.IN, Tally.REJECTED);
+
     private transient Counter rejected;
-    private transient org.apache.flink.api.common.accumulators.LongCounter in;
-    private transient org.apache.flink.api.common.accumulators.LongCounter out;
+    private transient LongCounter in;
+    private transient LongCounter out;
     private transient RejectReasons reasons;
     private transient RejectReasons.First first;
 
@@ -61,15 +74,33 @@ public final class Rejects extends ProcessFunction<String, Parsed> {
     }
 
     @Override
+    public void initializeState(FunctionInitializationContext ctx) throws Exception {
+        counts.initialize(ctx, getRuntimeContext());
+    }
+
+    @Override
     public void open(OpenContext ctx) {
         rejected = getRuntimeContext().getMetricGroup().counter(METRIC);
-        in = new org.apache.flink.api.common.accumulators.LongCounter();
-        out = new org.apache.flink.api.common.accumulators.LongCounter();
-        getRuntimeContext().addAccumulator(Tally.IN, in);
-        getRuntimeContext().addAccumulator(Tally.REJECTED, out);
+        counts.open(getRuntimeContext());
+        in = counts.counter(Tally.IN);
+        out = counts.counter(Tally.REJECTED);
         reasons = new RejectReasons();
+        counts.restored()
+                .forEach(
+                        (name, count) -> {
+                            if (name.startsWith(REASON)) {
+                                reasons.add(name.substring(REASON.length()), count);
+                            }
+                        });
         getRuntimeContext().addAccumulator(RejectReasons.NAME, reasons);
         first = new RejectReasons.First();
+    }
+
+    @Override
+    public void snapshotState(FunctionSnapshotContext ctx) throws Exception {
+        Map<String, Long> byReason = new HashMap<>();
+        reasons.getLocalValue().forEach((reason, count) -> byReason.put(REASON + reason, count));
+        counts.snapshot(byReason);
     }
 
     @Override

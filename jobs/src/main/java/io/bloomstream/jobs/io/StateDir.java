@@ -74,6 +74,14 @@ public final class StateDir {
         this.dir = dir;
     }
 
+    /**
+     * A view of {@code dir} that only reads it (its newest state, {@link #latest}): no check, no
+     * lock, nothing created.
+     */
+    public static StateDir at(Path dir) {
+        return new StateDir(dir.toAbsolutePath().normalize());
+    }
+
     /** The directory. */
     public Path dir() {
         return dir;

@@ -1,12 +1,20 @@
 package io.bloomstream.jobs.io;
 
+import java.util.Map;
 import org.apache.flink.api.common.JobExecutionResult;
 import org.apache.flink.api.common.accumulators.LongCounter;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.functions.RichMapFunction;
+import org.apache.flink.runtime.state.FunctionInitializationContext;
+import org.apache.flink.runtime.state.FunctionSnapshotContext;
+import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
 
-/** Passes records through and counts them in a job accumulator, for the end-of-job summary. */
-public final class Tally<T> extends RichMapFunction<T, T> {
+/**
+ * Passes records through and counts them in a job accumulator, for the end-of-job summary. The
+ * count is kept in checkpoints ({@link RunCounts}): a run that recovers its input from a killed
+ * run's checkpoint counts on from there.
+ */
+public final class Tally<T> extends RichMapFunction<T, T> implements CheckpointedFunction {
 
     private static final long serialVersionUID = 1L;
 
@@ -20,23 +28,35 @@ public final class Tally<T> extends RichMapFunction<T, T> {
     public static final String REJECTED = "records-rejected";
 
     private final String name;
+    private final RunCounts counts;
     private transient LongCounter counter;
 
     /** Counts into the accumulator {@code name}. */
     public Tally(String name) {
         this.name = name;
+        this.counts = new RunCounts(name);
+    }
+
+    @Override
+    public void initializeState(FunctionInitializationContext ctx) throws Exception {
+        counts.initialize(ctx, getRuntimeContext());
     }
 
     @Override
     public void open(OpenContext ctx) {
-        counter = new LongCounter();
-        getRuntimeContext().addAccumulator(name, counter);
+        counts.open(getRuntimeContext());
+        counter = counts.counter(name);
     }
 
     @Override
     public T map(T value) {
         counter.add(1);
         return value;
+    }
+
+    @Override
+    public void snapshotState(FunctionSnapshotContext ctx) throws Exception {
+        counts.snapshot(Map.of());
     }
 
     /** The accumulator's total in a finished job (0 when absent). */

@@ -6,6 +6,7 @@ import io.bloomstream.jobs.console.FilterHealth;
 import io.bloomstream.jobs.console.JobFailedException;
 import io.bloomstream.jobs.console.RunOptions;
 import io.bloomstream.jobs.io.RejectReasons;
+import io.bloomstream.jobs.io.RunCounts;
 import io.bloomstream.jobs.io.Tally;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -70,6 +71,10 @@ final class Commands {
             err.printf(Locale.ROOT, "; %d %s", Tally.total(result, more[i]), more[i + 1]);
         }
         err.printf(" (%d ms)%n", result.getNetRuntime());
+        String recovered = recovered(run);
+        if (recovered != null) {
+            err.println(recovered);
+        }
         for (FilterHealth h : health) {
             err.println(h.line());
         }
@@ -80,6 +85,31 @@ final class Commands {
         if (allRejected != null) {
             throw JobFailedException.of(allRejected, null, run.logFile);
         }
+    }
+
+    /**
+     * What the counts of a run that recovered a killed run cover, or null when it did not: the
+     * whole input (the killed run's records up to its checkpoint included, as in the outputs), or
+     * this run's only.
+     */
+    static String recovered(RunOptions.Run run) {
+        if (run.recoveredFrom == null) {
+            return null;
+        }
+        if (!run.wholeInput) {
+            return "recovered from the killed run's checkpoint "
+                    + run.recoveredFrom
+                    + ": these counts are this run's only";
+        }
+        return String.format(
+                Locale.ROOT,
+                "recovered from the killed run's checkpoint %s: these counts cover the whole input,"
+                        + " as the outputs do (%d records read, %d written and %d rejected by the"
+                        + " killed run up to that checkpoint; the rest by this run)",
+                run.recoveredFrom,
+                RunCounts.resumed(run.result, Tally.IN),
+                RunCounts.resumed(run.result, Tally.OUT),
+                RunCounts.resumed(run.result, Tally.REJECTED));
     }
 
     /**
@@ -152,6 +182,15 @@ final class Commands {
                 g.writeNumberField(more[i].replace('-', '_'), Tally.total(run.result, more[i]));
             }
             g.writeNumberField("runtime_ms", run.result.getNetRuntime());
+            if (run.recoveredFrom != null) {
+                g.writeStringField("recovered_from", run.recoveredFrom);
+                g.writeStringField("counts_cover", run.wholeInput ? "input" : "run");
+                g.writeNumberField(
+                        "records_in_before_recovery",
+                        run.wholeInput ? RunCounts.resumed(run.result, Tally.IN) : 0);
+            } else {
+                g.writeNullField("recovered_from");
+            }
             g.writeArrayFieldStart("filters");
             for (FilterHealth h : health) {
                 h.json(g);

@@ -115,6 +115,7 @@ public final class ScreenCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        io.declareOutput("flagged", flaggedOutput);
         io.validate("screen");
         if (io.kafka() ? flaggedTopic == null : flaggedOutput == null) {
             throw new CommandLine.ParameterException(
