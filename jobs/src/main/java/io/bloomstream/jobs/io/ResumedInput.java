@@ -112,13 +112,13 @@ public final class ResumedInput {
                         + " that checkpoint), or add "
                         + NEW_INPUT_FLAG
                         + " to read this --input from its start as a new input (the rest of "
-                        + r.input()
+                        + shown(r.input())
                         + " is then never read)";
         String killed =
                 "--state-dir "
                         + stateDir
                         + ": the last run was killed before it finished its input "
-                        + r.input()
+                        + shown(r.input())
                         + " (its newest state is the checkpoint "
                         + latest.getFileName()
                         + ")";
@@ -131,9 +131,10 @@ public final class ResumedInput {
             throw new RefusedException(
                     killed
                             + "; it wrote to "
-                            + String.join(", ", r.outputs())
+                            + String.join(
+                                    ", ", r.outputs().stream().map(ResumedInput::shown).toList())
                             + ", this run to "
-                            + String.join(", ", given)
+                            + String.join(", ", given.stream().map(ResumedInput::shown).toList())
                             + ": a recovery writes where the killed run wrote (its checkpoint"
                             + " commits the part files written up to it)."
                             + how);
@@ -223,6 +224,13 @@ public final class ResumedInput {
                         p.getProperty("described"),
                         new ArrayList<>(outputs.values()),
                         started == null ? Instant.EPOCH : Instant.parse(started)));
+    }
+
+    /** A recorded path as a user writes it: a local one as a path, another as its URI. */
+    static String shown(String uri) {
+        return uri.startsWith("file:")
+                ? java.nio.file.Path.of(java.net.URI.create(uri)).toString()
+                : uri;
     }
 
     private static List<String> normalized(List<String> dirs) {

@@ -110,6 +110,24 @@ class ResumedInputTest {
                 .hasMessageContaining("1 file, 6 bytes");
     }
 
+    /** The committed golden file of format 1, as the first 0.5 writes it. */
+    @Test
+    void readsTheGoldenRecordOfFormat1() throws Exception {
+        Files.copy(
+                Path.of("src/test/resources/state-dir/input-format-1.properties"),
+                state.resolve(ResumedInput.FILE));
+        ResumedInput.Recorded r = ResumedInput.read(state).orElseThrow();
+        assertThat(r.source()).isEqualTo("d64f9ca9-4192-46f6-b8b5-3b4cf539750d");
+        assertThat(r.input()).isEqualTo("file:///data/day1.txt");
+        assertThat(r.outputs()).containsExactly("file:///data/flagged", "file:///data/out");
+        assertThat(r.fingerprint()).hasSize(64);
+        assertThat(r.described())
+                .isEqualTo("1 file, 52334057 bytes, modified 2026-11-28T14:15:42.646Z");
+        assertThat(r.started())
+                .isEqualTo(java.time.Instant.parse("2026-11-28T14:15:55.081900391Z"));
+        assertThat(ResumedInput.FORMAT).isEqualTo(1);
+    }
+
     @Test
     void aRecordOfAnotherFormatIsRefused() throws Exception {
         firstRun();
