@@ -119,8 +119,8 @@ import org.apache.flink.types.Row;
  * expected_items} counts one partition key's ids (without PARTITION BY, the whole input's); {@code
  * exact} a BOOLEAN literal (default FALSE). Flink 2.2 passes scalar arguments to the function
  * without casting them, so the literal types are strict (write {@code 0.01}, not {@code 1e-2}); a
- * literal Flink cannot match to the declared type at all fails with Flink's own message listing the
- * signature.
+ * literal of another type, or a misspelt or missing {@code input}, fails with Calcite's message
+ * ({@code DedupCallHints} names the argument); the others are optional, so a missing one is named.
  *
  * <p><b>State</b> is the DataStream operator's paged layout, per key, in version 5 of the SQL dedup
  * layout ({@link SqlDedupLayout}, where every version and its migration are described): a {@code
@@ -233,7 +233,7 @@ public class DedupTableFunction extends ProcessTableFunction<Row> {
                                 ArgumentTrait.OPTIONAL_PARTITION_BY
                             })
                     Row input,
-            @ArgumentHint(name = DedupArguments.ID_COLUMN) String idColumn,
+            @ArgumentHint(name = DedupArguments.ID_COLUMN, isOptional = true) String idColumn,
             @ArgumentHint(name = DedupArguments.EXPECTED_ITEMS, isOptional = true)
                     Integer expectedItems,
             @ArgumentHint(

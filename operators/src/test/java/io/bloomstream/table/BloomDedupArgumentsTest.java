@@ -69,7 +69,18 @@ class BloomDedupArgumentsTest {
             value = {
                 "id_column => 'id', expected_items => 1000, fpp => 1.5 | argument fpp | 1.5",
                 "id_column => 'id', expected_items => 1000, fpp => 0.0 | argument fpp | 0",
-                "id_column => 'id', expected_items => 1000, fpp => 1e-2 | argument fpp | DOUBLE",
+                // the DOUBLE as its literal is written, not as the DECIMAL the message asks for
+                "id_column => 'id', expected_items => 1000, fpp => 1e-2"
+                        + " | argument fpp must be a DECIMAL literal: write 0.01"
+                        + " | was the DOUBLE 1E-2",
+                "id_column => 'id', expected_items => 1000, fpp => 1.5e0"
+                        + " | argument fpp must be a DECIMAL literal: write 1.5"
+                        + " | was the DOUBLE 1.5E0",
+                // a missing id_column is named (Calcite said only "DEFAULT is only allowed for
+                // optional parameters" while it was declared required)
+                "expected_items => 1000, fpp => 0.01 | argument id_column is required | missing",
+                "id_column => CAST(NULL AS STRING), expected_items => 1000, fpp => 0.01"
+                        + " | argument id_column is required | NULL",
                 "id_column => 'id', expected_items => 0, fpp => 0.01 | argument expected_items | 0",
                 "id_column => 'id', expected_items => -5, fpp => 0.01"
                         + " | argument expected_items | -5",
@@ -198,6 +209,8 @@ class BloomDedupArgumentsTest {
                         + " retention_typo => INTERVAL '1' HOUR, on_time => DESCRIPTOR(ts)"
                         + " | retention_typo",
                 "id_column => 'id', expected_item => 10, fpp => 0.01 | expected_item",
+                // a misspelt required argument: Calcite refused the call before the function saw it
+                "id_colum => 'id', expected_items => 10, fpp => 0.01 | id_colum",
                 "id_column => 'id', expected_items => 10, fpp => 0.01, fpp => 0.02 | fpp",
             })
     void unknownArgumentNameFailsAtPlanningNamingItAndTheKnownOnes(String args, String name) {
@@ -312,6 +325,19 @@ class BloomDedupArgumentsTest {
                                         .contains(
                                                 "unknown argument state_tll (did you mean"
                                                         + " state_ttl?)"));
+        assertThatThrownBy(
+                        () ->
+                                t.explainSql(
+                                        dedup(
+                                                "id_colum => 'id', expected_items => 10,"
+                                                        + " fpp => 0.01")))
+                .isInstanceOf(ValidationException.class)
+                .satisfies(
+                        e ->
+                                assertThat(messages(e))
+                                        .contains(
+                                                "BLOOM_DEDUP: unknown argument id_colum (did you"
+                                                        + " mean id_column?)"));
     }
 
     @ParameterizedTest(name = "{0}")

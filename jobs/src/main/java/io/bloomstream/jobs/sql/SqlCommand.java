@@ -5,6 +5,7 @@ import io.bloomstream.jobs.console.Logs;
 import io.bloomstream.jobs.io.ExecutionOptions;
 import io.bloomstream.jobs.io.StateDir;
 import io.bloomstream.table.BloomFunctions;
+import io.bloomstream.table.internal.DedupCallHints;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -185,7 +186,7 @@ public final class SqlCommand implements Callable<Integer> {
                                         + statement.firstLine()
                                         + "): "
                                         + cause);
-                String hint = hint(cause);
+                String hint = hint(cause, statement.text());
                 if (hint != null) {
                     spec.commandLine().getErr().println(hint);
                 }
@@ -213,8 +214,16 @@ public final class SqlCommand implements Callable<Integer> {
     /**
      * What to do about a planning error Flink words for itself, or null: an aggregate without
      * {@code retract} on an updating input (Flink names the method and the function, not the way
-     * out).
+     * out); a {@code BLOOM_DEDUP} call Calcite refuses before the function sees it, naming no
+     * argument ({@link DedupCallHints}: the argument, read from the statement's text).
      */
+    static String hint(String message, String statement) {
+        return DedupCallHints.explain(statement, message)
+                .map(h -> "hint: " + h)
+                .orElseGet(() -> hint(message));
+    }
+
+    /** {@link #hint(String, String)} for the errors the message alone explains. */
     static String hint(String message) {
         if (!message.contains("Could not find an implementation method 'retract'")) {
             return null;

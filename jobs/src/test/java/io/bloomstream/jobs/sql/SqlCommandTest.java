@@ -276,6 +276,42 @@ class SqlCommandTest {
                 .contains("cannot forget a value");
     }
 
+    /**
+     * A BLOOM_DEDUP call that Calcite refuses before the function sees it (a misspelt table
+     * argument, a literal of another type) gets Calcite's message, which names no argument, and
+     * under it a hint that does.
+     */
+    @Test
+    void aDedupCallCalciteRefusesGetsAHintNamingTheArgument() {
+        String[][] cases = {
+            {
+                "inpt => TABLE clicks, id_column => 'user', expected_items => 10, fpp => 0.01",
+                "DEFAULT is only allowed for optional parameters",
+                "hint: BLOOM_DEDUP: unknown argument inpt (did you mean input?); the arguments are"
+                        + " input, id_column,"
+            },
+            {
+                "input => TABLE clicks, id_column => 'user', expected_items => 10, fpp => 0.01,"
+                        + " exact => 'yes'",
+                "No match found for function signature BLOOM_DEDUP",
+                "hint: BLOOM_DEDUP: argument exact must be a BOOLEAN literal (TRUE or FALSE), was"
+                        + " 'yes'"
+            }
+        };
+        for (String[] c : cases) {
+            Cli run = new Cli();
+            assertThat(
+                            run.run(
+                                    "sql",
+                                    "-e",
+                                    clicksTable() + "SELECT * FROM BLOOM_DEDUP(" + c[0] + ");"))
+                    .isEqualTo(1);
+            List<String> err = run.err.toString().lines().collect(Collectors.toList());
+            assertThat(err.get(0)).as(c[0]).startsWith("error: statement at line 2").contains(c[1]);
+            assertThat(err.get(1)).as(c[0]).startsWith(c[2]);
+        }
+    }
+
     @Test
     void failingJobPrintsOneLineWithTheRootCause() {
         String script =

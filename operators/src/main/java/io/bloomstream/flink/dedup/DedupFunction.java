@@ -180,6 +180,11 @@ public class DedupFunction<K, T> extends KeyedProcessFunction<K, T, T>
         return judge.settings().shapes().newStage(0).bits / 8;
     }
 
+    /** The shard count of global mode, 0 per key. */
+    int shards() {
+        return shards;
+    }
+
     /**
      * The most shards this instance holds (global mode: its share, rounded up), 0 per key (the
      * stream's keys are not known in advance): sizes an automatic write-back cache.

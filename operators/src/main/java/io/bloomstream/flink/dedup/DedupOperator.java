@@ -1,11 +1,14 @@
 package io.bloomstream.flink.dedup;
 
+import io.bloomstream.flink.internal.RestoredKeys;
 import io.bloomstream.flink.internal.Shards;
 import io.bloomstream.flink.state.KeyCache;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
 import org.apache.flink.runtime.state.StateSnapshotContext;
 import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
 import org.apache.flink.streaming.api.watermark.Watermark;
@@ -65,6 +68,9 @@ public final class DedupOperator<K, T> extends KeyedProcessOperator<K, T, T> {
      */
     private transient Integer arrivingShard;
 
+    /** Whether {@link #isUsingCustomRawKeyedState} has checked the restore's key serializer. */
+    private transient boolean keysChecked;
+
     DedupOperator(DedupFunction<K, T> function, DedupConfig config) {
         super(function);
         this.function = function;
@@ -99,6 +105,35 @@ public final class DedupOperator<K, T> extends KeyedProcessOperator<K, T, T> {
                 keyCopier = (TypeSerializer<Object>) getKeyedStateBackend().getKeySerializer();
             }
         }
+    }
+
+    /**
+     * Also refuses, for good, a restore of keyed state written with another key serializer than the
+     * job's ({@link StateShape#refuseKeys}): Flink 2.2 and 2.3 call this right before the keyed
+     * backend restores its state, the last hook before the backend's own refusal, a {@code
+     * StateMigrationException} that restarts would meet again and again. Checked once, at the
+     * restore (Flink calls this at every snapshot too).
+     */
+    @Override
+    protected boolean isUsingCustomRawKeyedState() {
+        if (!keysChecked) {
+            keysChecked = true;
+            TypeSerializer<?> keys =
+                    getOperatorConfig().getStateKeySerializer(getUserCodeClassloader());
+            Optional<TypeSerializerSnapshot<?>> was =
+                    RestoredKeys.incompatible(
+                            getContainingTask().getEnvironment().getTaskStateManager(),
+                            getOperatorID(),
+                            keys,
+                            getUserCodeClassloader());
+            if (was.isPresent()) {
+                throw StateShape.refuseKeys(
+                        RestoredKeys.describe(was.get()),
+                        keys.getClass().getSimpleName(),
+                        function.shards());
+            }
+        }
+        return super.isUsingCustomRawKeyedState();
     }
 
     /**

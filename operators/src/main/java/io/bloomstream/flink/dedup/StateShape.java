@@ -149,16 +149,7 @@ final class StateShape {
                                                 + ")"
                                         : "")
                                 + (name.equals("shards") && (isPerKey(was) != isPerKey(now))
-                                        ? " (a savepoint of BloomDedup."
-                                                + (isPerKey(was) ? "perKey" : "global")
-                                                + " restored into BloomDedup."
-                                                + (isPerKey(now) ? "perKey" : "global")
-                                                + ": the two modes keep different state under"
-                                                + " one uid, by default "
-                                                + BloomDedup.DEFAULT_UID
-                                                + "; restore it into the mode that wrote it,"
-                                                + " or start the other mode under its own uid"
-                                                + " with BloomDedup.withUidPrefix)"
+                                        ? " (" + modeSwitch(isPerKey(now), "") + ")"
                                         : "")
                                 + (name.equals("strategy")
                                         ? " (set DedupConfig.Builder#hashStrategy(HashStrategy."
@@ -204,6 +195,55 @@ final class StateShape {
                         e.getValue());
             }
         }
+    }
+
+    /**
+     * Refuses, for good, a restore whose keyed state was written with keys of another serializer
+     * ({@code was}) than the job's ({@code now}): Flink's backend would refuse it with its own
+     * {@code StateMigrationException}, which the restart strategy retries for ever. Global mode's
+     * keys are INT shards, so its state under per-key mode's uid (or the reverse) is the usual
+     * cause.
+     *
+     * @param shards the job's shard count, 0 per key
+     */
+    static RuntimeException refuseKeys(String was, String now, int shards) {
+        String cause;
+        if (shards > 0) {
+            cause = modeSwitch(false, "");
+        } else if (was.equals("IntSerializer")) {
+            cause = modeSwitch(true, " (or of BloomDedup.perKey with Integer keys)");
+        } else {
+            cause =
+                    "the key type of BloomDedup.perKey's keyBy changed; restore with the"
+                            + " savepoint's key type, or start under a new uid with"
+                            + " BloomDedup.withUidPrefix";
+        }
+        return RefusedRestore.of(
+                "cannot restore dedup state: its keys were written by "
+                        + was
+                        + " and the job's keys are read by "
+                        + now
+                        + " ("
+                        + cause
+                        + ")");
+    }
+
+    /**
+     * Says that a savepoint of one mode was restored into the other, and what to do.
+     *
+     * @param nowPerKey whether the job is per key (the savepoint then global)
+     * @param wasAlso said after the savepoint's mode
+     */
+    private static String modeSwitch(boolean nowPerKey, String wasAlso) {
+        return "a savepoint of BloomDedup."
+                + (nowPerKey ? "global" : "perKey")
+                + wasAlso
+                + " restored into BloomDedup."
+                + (nowPerKey ? "perKey" : "global")
+                + ": the two modes keep different state under one uid, by default "
+                + BloomDedup.DEFAULT_UID
+                + "; restore it into the mode that wrote it, or start the other mode under its"
+                + " own uid with BloomDedup.withUidPrefix";
     }
 
     private static boolean isPerKey(String shards) {

@@ -78,11 +78,21 @@ public final class DedupArgumentChecks implements InputTypeStrategy {
     }
 
     /**
-     * Refuses a call without {@code expected_items} or {@code fpp}. Run by the output type strategy
-     * after the names were checked: in the input type strategy a misspelt name has already been
-     * dropped, and would be reported as a missing argument.
+     * Refuses a call without {@code id_column}, {@code expected_items} or {@code fpp}. Run by the
+     * output type strategy after the names were checked: in the input type strategy a misspelt name
+     * has already been dropped, and would be reported as a missing argument. The three are declared
+     * optional for this reason: Calcite refuses a missing required argument before the function
+     * sees the call ("DEFAULT is only allowed for optional parameters", naming none).
      */
     static void required(CallContext call) {
+        if (call.isArgumentNull(POS_ID_COLUMN)) {
+            throw bad(
+                    ID_COLUMN,
+                    "is required: the name of the input's id column, like "
+                            + ID_COLUMN
+                            + " => 'event_id'",
+                    "missing or NULL");
+        }
         if (call.isArgumentNull(POS_EXPECTED_ITEMS)) {
             throw bad(
                     EXPECTED_ITEMS,
@@ -106,7 +116,7 @@ public final class DedupArgumentChecks implements InputTypeStrategy {
         DataType input = args.get(POS_INPUT);
         String id = literal(call, POS_ID_COLUMN, ID_COLUMN, String.class);
         if (id == null) {
-            throw bad(ID_COLUMN, "must be a column name", "NULL");
+            return; // refused by the output type strategy, after the names (see required)
         }
         List<String> names = DataType.getFieldNames(input);
         int index = names.indexOf(id);
@@ -256,20 +266,39 @@ public final class DedupArgumentChecks implements InputTypeStrategy {
             throw bad(
                     name,
                     "must be a DECIMAL literal: write "
-                            + (value == null
-                                    ? "0.01"
-                                    : new BigDecimal(value.toString())
-                                            .stripTrailingZeros()
-                                            .toPlainString())
-                            + " (Flink 2.2 passes "
-                            + type.asSummaryString()
-                            + " literals such as 1e-2 to process table functions uncast)",
-                    String.valueOf(value));
+                            + (value == null ? "0.01" : decimal(value))
+                            + " (Flink 2.2 passes a process table function's "
+                            + type.copy(true).asSummaryString()
+                            + " literals to it uncast)",
+                    value == null
+                            ? "NULL"
+                            : "the " + type.copy(true).asSummaryString() + " " + scientific(value));
         }
         if (!type.is(LogicalTypeRoot.DECIMAL)) {
             throw bad(name, "must be a DECIMAL literal like 0.01", type.asSummaryString());
         }
         return literal(call, pos, name, BigDecimal.class);
+    }
+
+    /** {@code value} as a DECIMAL literal: 0.01 for 1e-2. */
+    static String decimal(double value) {
+        return new BigDecimal(Double.toString(value)).stripTrailingZeros().toPlainString();
+    }
+
+    /**
+     * {@code value} in scientific notation, as a DOUBLE literal is written: 1E-2 for 1e-2, 1.5E0
+     * for 1.5e0. The literal's own text is gone by the time the function sees the call, and the
+     * plain form (0.01) would read as the DECIMAL literal the message asks for.
+     */
+    static String scientific(double value) {
+        BigDecimal d = new BigDecimal(Double.toString(value)).stripTrailingZeros();
+        String digits = d.unscaledValue().abs().toString();
+        int exponent = digits.length() - 1 - d.scale();
+        return (d.signum() < 0 ? "-" : "")
+                + digits.charAt(0)
+                + (digits.length() > 1 ? "." + digits.substring(1) : "")
+                + "E"
+                + exponent;
     }
 
     /** A numeric literal of the given type root, or null if absent or NULL. */

@@ -35,6 +35,8 @@ import org.apache.flink.util.ExceptionUtils;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * A restore the dedup refuses (here: a global dedup's savepoint with 8 shards restored with 16)
@@ -48,12 +50,19 @@ class RefusedRestoreITCase {
 
     private static volatile CountDownLatch written = new CountDownLatch(1);
 
+    /** Counted down by each sink subtask's first record: every subtask of the job is running. */
+    private static volatile CountDownLatch writing = new CountDownLatch(0);
+
     private static DedupConfig config(int shards) {
         return DedupConfig.builder().expectedItems(10_000).fpp(0.01).shards(shards).build();
     }
 
     private static StreamExecutionEnvironment env(String restore) {
-        Configuration conf = Backend.HEAP.jobConfig();
+        return env(Backend.HEAP, restore);
+    }
+
+    private static StreamExecutionEnvironment env(Backend backend, String restore) {
+        Configuration conf = backend.jobConfig();
         conf.set(CoreOptions.DEFAULT_PARALLELISM, 2);
         if (restore != null) {
             conf.set(StateRecoveryOptions.SAVEPOINT_PATH, restore);
@@ -118,14 +127,83 @@ class RefusedRestoreITCase {
         }
     }
 
+    /**
+     * A per-key savepoint with String keys restored into global mode under the same uid: Flink's
+     * keyed backend refused it with its own StateMigrationException (the key serializer differs),
+     * and the restart strategy restarted the job into the same refusal for ever. Now the operator
+     * reads the savepoint's key serializer before the backend restores and fails the job for good,
+     * naming both modes: on the heap from a canonical savepoint (a full snapshot) and on RocksDB
+     * from a native one (an incremental snapshot, whose key serializer is in another handle).
+     */
+    @ParameterizedTest
+    @CsvSource({"HEAP, CANONICAL", "ROCKSDB, NATIVE"})
+    void aPerKeySavepointRestoredIntoGlobalFailsForGood(
+            Backend backend, SavepointFormatType format, @TempDir Path tmp) throws Exception {
+        written = new CountDownLatch(200);
+        writing = new CountDownLatch(2); // the parallelism: a savepoint needs every task running
+        StreamExecutionEnvironment env1 = env(backend, null);
+        BloomDedup.perKey(
+                        ids(env1, Long.MAX_VALUE)
+                                .keyBy(s -> "k" + (s.hashCode() & 3), Types.STRING),
+                        IdSelector.ofString(s -> s),
+                        config(8)) // per key: the shard count is not used
+                .sinkTo(new CountingSink());
+        JobClient first = env1.executeAsync("per-key-into-global-first");
+        String savepoint;
+        try {
+            assertThat(written.await(2, TimeUnit.MINUTES)).as("first run wrote").isTrue();
+            assertThat(writing.await(2, TimeUnit.MINUTES)).as("every subtask runs").isTrue();
+            savepoint =
+                    first.stopWithSavepoint(false, tmp.toUri().toString(), format)
+                            .get(2, TimeUnit.MINUTES);
+        } catch (Exception | AssertionError e) {
+            first.cancel().get(1, TimeUnit.MINUTES);
+            throw e;
+        }
+
+        StreamExecutionEnvironment env2 = env(backend, savepoint);
+        BloomDedup.global(ids(env2, 1_000), IdSelector.ofString(s -> s), config(8))
+                .sinkTo(new CountingSink());
+        JobClient second = env2.executeAsync("per-key-into-global-second");
+        CompletableFuture<JobExecutionResult> result = second.getJobExecutionResult();
+        try {
+            Throwable failure = null;
+            try {
+                result.get(90, TimeUnit.SECONDS);
+            } catch (ExecutionException e) {
+                failure = e;
+            }
+            assertThat(failure).as("the restore is refused").isNotNull();
+            assertThat(ExceptionUtils.findThrowable(failure, SuppressRestartsException.class))
+                    .isPresent();
+            assertThat(ExceptionUtils.stringifyException(failure))
+                    .contains(
+                            "its keys were written by StringSerializer and the job's keys are read"
+                                    + " by IntSerializer")
+                    .contains("a savepoint of BloomDedup.perKey restored into BloomDedup.global");
+        } catch (TimeoutException e) {
+            throw new AssertionError("the refused restore is still restarting after 90 s", e);
+        } finally {
+            if (!result.isDone()) {
+                second.cancel().get(1, TimeUnit.MINUTES);
+            }
+        }
+    }
+
     /** Counts the records written (the mini cluster runs in this JVM). */
     static final class CountingSink implements Sink<String> {
         @Override
         public SinkWriter<String> createWriter(WriterInitContext context) {
             return new SinkWriter<>() {
+                private boolean first = true;
+
                 @Override
                 public void write(String element, Context context) {
                     written.countDown();
+                    if (first) {
+                        first = false;
+                        writing.countDown();
+                    }
                 }
 
                 @Override
