@@ -359,24 +359,36 @@ public final class StateDir {
         for (Map.Entry<String, String> e : all.entrySet()) {
             String then = recorded.getProperty(e.getKey(), NOT_SET);
             if (!Objects.equals(then, e.getValue())) {
+                String written = with(e.getKey(), then, e.getValue());
+                String now = with(e.getKey(), e.getValue(), then);
                 throw new RefusedException(
                         "--state-dir "
                                 + dir
-                                + " was written with "
-                                + e.getKey()
-                                + " "
-                                + then
-                                + ", this run has "
-                                + e.getKey()
-                                + " "
-                                + e.getValue()
-                                + ": its state would not match. Run with "
-                                + e.getKey()
-                                + " "
-                                + then
+                                + " was written "
+                                + written
+                                + ", this run "
+                                + (now.startsWith("with ")
+                                        ? "has " + now.substring(5)
+                                        : "is " + now)
+                                + ": its state would not match. Run "
+                                + written
                                 + ", or start over with a new (or empty) directory");
             }
         }
+    }
+
+    /**
+     * A run's {@code value} of setting {@code key} in words: "without --retention" when not set,
+     * "with --exact" for a boolean flag (recorded as "true" when given, absent when not: {@code
+     * other}, the value it is compared with, is then not set), else "with --fpp 0.01".
+     */
+    private static String with(String key, String value, String other) {
+        if (NOT_SET.equals(value)) {
+            return "without " + key;
+        }
+        return "true".equals(value) && NOT_SET.equals(other)
+                ? "with " + key
+                : "with " + key + " " + value;
     }
 
     /**
