@@ -91,8 +91,9 @@ class FlagErrorsTest {
                 .isZero();
         assertThat(lines(cli))
                 .containsExactly(
-                        "note: --fpp 0.3 with --exact: no answer is wrong, but about 30% of new"
-                                + " ids are false positives of the filter, and each costs a read"
-                                + " of the exact entries in state (at --fpp 0.01, 1%)");
+                        "note: --fpp 0.3 with --exact: no answer is wrong, but once the filter"
+                                + " holds --expected-items ids, about 30% of new ids are false"
+                                + " positives of it, each costing a read of the exact entries in"
+                                + " state (at --fpp 0.01, 1%)");
     }
 }

@@ -81,9 +81,9 @@ public final class Rates {
         }
         return String.format(
                 Locale.ROOT,
-                "%s %s with --exact: no answer is wrong, but about %s of new ids are false"
-                        + " positives of the filter, and each costs a read of the exact entries in"
-                        + " state (at %s 0.01, 1%%)",
+                "%s %s with --exact: no answer is wrong, but once the filter holds"
+                        + " --expected-items ids, about %s of new ids are false positives of it,"
+                        + " each costing a read of the exact entries in state (at %s 0.01, 1%%)",
                 option,
                 BigDecimal.valueOf(rate).stripTrailingZeros().toPlainString(),
                 BigDecimal.valueOf(rate * 100).stripTrailingZeros().toPlainString() + "%",

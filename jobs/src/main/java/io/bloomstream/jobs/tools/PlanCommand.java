@@ -145,8 +145,8 @@ public final class PlanCommand implements Callable<Integer> {
                 stage.isClassic() ? "one classic page" : stage.pageBits() + "-bit state pages");
         out.printf(
                 Locale.ROOT,
-                "dedup --exact     the above and an entry per id: %d bytes on the heap, %d on RocksDB"
-                        + " (a %d-character id; a UUID: %d, %d; from the entries' layout,"
+                "dedup --exact     the above and an entry per id: %d bytes in heap memory, %d on"
+                        + " RocksDB before compression (a %d-character id; a UUID: %d, %d; from the entries' layout,"
                         + " docs/metrics.md)%n",
                 ExactEntrySize.onHeap(SAMPLE_ID),
                 rocksDbEntryBytes(SAMPLE_ID),

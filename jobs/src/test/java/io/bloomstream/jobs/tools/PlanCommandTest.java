@@ -39,8 +39,9 @@ class PlanCommandTest {
                 // exact mode's entry of a 16-character id: on the heap 64 bytes of node, table
                 // and String, and an array of 16 + 16 bytes; on RocksDB 1 + 4 + 16 + 17 bytes
                 .contains(
-                        "dedup --exact     the above and an entry per id: 96 bytes on the heap, 38"
-                                + " on RocksDB (a 16-character id; a UUID: 120, 58;")
+                        "dedup --exact     the above and an entry per id: 96 bytes in heap memory,"
+                                + " 38 on RocksDB before compression (a 16-character id; a UUID:"
+                                + " 120, 58;")
                 // 19.0 bytes per id (benchmarks/RESULTS.md) x 10^6, against 1,239,808 bytes
                 .contains("exact dedup       19000000 bytes (18.12 MiB) of Flink state, 15.3x");
     }
