@@ -378,17 +378,15 @@ public final class StateDir {
     }
 
     /**
-     * A run's {@code value} of setting {@code key} in words: "without --retention" when not set,
-     * "with --exact" for a boolean flag (recorded as "true" when given, absent when not: {@code
-     * other}, the value it is compared with, is then not set), else "with --fpp 0.01".
+     * "without --retention", "with --exact" (a boolean flag: "true" against not set), "with --fpp
+     * 0.01".
      */
     private static String with(String key, String value, String other) {
-        if (NOT_SET.equals(value)) {
-            return "without " + key;
-        }
-        return "true".equals(value) && NOT_SET.equals(other)
-                ? "with " + key
-                : "with " + key + " " + value;
+        return NOT_SET.equals(value)
+                ? "without " + key
+                : "with "
+                        + key
+                        + ("true".equals(value) && NOT_SET.equals(other) ? "" : " " + value);
     }
 
     /**
