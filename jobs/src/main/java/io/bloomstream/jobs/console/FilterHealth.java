@@ -58,9 +58,11 @@ public final class FilterHealth {
      * summed: {@code bloomExactEntries}), {@code bytes} their estimated bytes ({@code
      * bloomExactBytes}), {@code reads} the reads of them ({@code bloomExactReads}: every duplicate
      * and every false positive of a filter), {@code falsePositivesCaught} the false positives among
-     * them, each a first occurrence that the filter alone would have dropped.
+     * them, each a first occurrence that the filter alone would have dropped; {@code what} the
+     * entries are ("ids", "URLs").
      */
-    public record Exact(long entries, long bytes, long reads, long falsePositivesCaught) {}
+    public record Exact(
+            long entries, long bytes, long reads, long falsePositivesCaught, String what) {}
 
     FilterHealth(
             String operator,
@@ -174,7 +176,11 @@ public final class FilterHealth {
                 warning,
                 config.exact()
                         ? new Exact(
-                                f.exactEntries, f.exactBytes, f.exactReads, f.falsePositivesCaught)
+                                f.exactEntries,
+                                f.exactBytes,
+                                f.exactReads,
+                                f.falsePositivesCaught,
+                                what)
                         : null);
     }
 
@@ -344,14 +350,15 @@ public final class FilterHealth {
             s.append(
                     String.format(
                             Locale.ROOT,
-                            "; state %s%s: filters %s (%s), exact entries %s (%,d ids, about %,d"
-                                    + " bytes each, estimated)",
+                            "; state %s%s: filters %s (%s), exact entries %s (%,d %s, about"
+                                    + " %,d bytes each, estimated)",
                             atMost,
                             Bytes.human(totalStateBytes()),
                             Bytes.human(stateBytes),
                             pages,
                             Bytes.human(exact.bytes),
                             exact.entries,
+                            exact.what,
                             exact.entries == 0
                                     ? 0
                                     : Math.round((double) exact.bytes / exact.entries)));
