@@ -193,17 +193,27 @@ public final class Main implements Runnable, RunOptions.TerminalAware {
         return s.toString();
     }
 
-    /** Warns, on the command's stderr, of each rate option ({@code --fpp}) at a high value. */
+    /**
+     * Warns, on the command's stderr, of each rate option ({@code --fpp}) at a high value; with
+     * {@code --exact}, where no answer is wrong, notes what the rate costs instead.
+     */
     private static void warnHighRates(CommandLine.ParseResult parseResult) {
         CommandLine.ParseResult p = parseResult;
         while (p.hasSubcommand()) {
             p = p.subcommand();
         }
+        boolean exact = Boolean.TRUE.equals(p.matchedOptionValue("--exact", Boolean.FALSE));
         for (CommandLine.Model.OptionSpec o : p.matchedOptions()) {
             if (o.longestName().equals("--fpp") && o.getValue() instanceof Double rate) {
-                String warning = io.bloomstream.jobs.io.Rates.warning(o.longestName(), rate);
+                String warning =
+                        exact
+                                ? io.bloomstream.jobs.io.Rates.exactNote(o.longestName(), rate)
+                                : io.bloomstream.jobs.io.Rates.warning(o.longestName(), rate);
                 if (warning != null) {
-                    p.commandSpec().commandLine().getErr().println("warning: " + warning);
+                    p.commandSpec()
+                            .commandLine()
+                            .getErr()
+                            .println((exact ? "note: " : "warning: ") + warning);
                     p.commandSpec().commandLine().getErr().flush();
                 }
             }

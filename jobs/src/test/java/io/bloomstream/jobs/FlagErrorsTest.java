@@ -2,6 +2,7 @@ package io.bloomstream.jobs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -69,5 +70,30 @@ class FlagErrorsTest {
                 .containsExactly(
                         "warning: --fpp 0.25 is a high rate: one answer in 4 that says \"seen\""
                                 + " or \"listed\" is wrong (1% is --fpp 0.01 or 1%)");
+    }
+
+    @Test
+    void withExactAHighRateCostsReadsNotWrongAnswers(@org.junit.jupiter.api.io.TempDir Path tmp) {
+        Cli cli = new Cli();
+        assertThat(
+                        cli.run(
+                                "dedup",
+                                "--input",
+                                Cli.testdata().resolve("dedup/ids.txt").toString(),
+                                "--output",
+                                tmp.resolve("out").toString(),
+                                "--fpp",
+                                "0.3",
+                                "--exact",
+                                "--json",
+                                "--quiet"))
+                .as(cli.err.toString())
+                .isZero();
+        assertThat(lines(cli))
+                .containsExactly(
+                        "note: --fpp 0.3 with --exact: no answer is wrong, but once the filter"
+                                + " holds --expected-items ids, about 30% of new ids are false"
+                                + " positives of it, each costing a read of the exact entries in"
+                                + " state (at --fpp 0.01, 1%)");
     }
 }

@@ -7,8 +7,8 @@ import java.util.Locale;
 /**
  * Whether a filter operator of a run was sized right: the fill ratio of its fullest filter (stage),
  * that filter's estimated false-positive rate against the target, the most cascade stages of a key,
- * the state it held, and, when a filter went past its capacity, the {@code --expected-items} to use
- * instead.
+ * the state it held (in exact mode its exact entries too, and the reads they cost), and, when a
+ * filter went past its capacity, the {@code --expected-items} to use instead.
  */
 public final class FilterHealth {
 
@@ -32,8 +32,14 @@ public final class FilterHealth {
     /** The most cascade stages of a key (0 if nothing was added). */
     public final int stages;
 
-    /** The filter bytes held (state, or the file's bits); -1 if unknown. */
+    /**
+     * The filter bytes held (state pages, or the file's bits); -1 if unknown. In exact mode the
+     * state holds {@link #exact}'s entries besides.
+     */
     public final long stateBytes;
+
+    /** Exact mode's figures, or null without exact mode. */
+    public final Exact exact;
 
     /**
      * How {@link #stateBytes} was obtained, for people; starting with {@code "at most: "} when it
@@ -47,6 +53,17 @@ public final class FilterHealth {
     /** The warning to print, or null. */
     public final String warning;
 
+    /**
+     * Exact mode's entries and what they cost: {@code entries} ids held (the peak of each subtask,
+     * summed: {@code bloomExactEntries}), {@code bytes} their estimated bytes ({@code
+     * bloomExactBytes}), {@code reads} the reads of them ({@code bloomExactReads}: every duplicate
+     * and every false positive of a filter), {@code falsePositivesCaught} the false positives among
+     * them, each a first occurrence that the filter alone would have dropped; {@code what} the
+     * entries are ("ids", "URLs").
+     */
+    public record Exact(
+            long entries, long bytes, long reads, long falsePositivesCaught, String what) {}
+
     FilterHealth(
             String operator,
             double fullestFill,
@@ -56,7 +73,9 @@ public final class FilterHealth {
             long stateBytes,
             String stateNote,
             long suggestedExpectedItems,
-            String warning) {
+            String warning,
+            Exact exact) {
+        this.exact = exact;
         this.operator = operator;
         this.fullestFill = fullestFill;
         this.fullestFpp = fullestFpp;
@@ -154,7 +173,20 @@ public final class FilterHealth {
                 stateBytes,
                 note,
                 suggestion,
-                warning);
+                warning,
+                config.exact()
+                        ? new Exact(
+                                f.exactEntries,
+                                f.exactBytes,
+                                f.exactReads,
+                                f.falsePositivesCaught,
+                                what)
+                        : null);
+    }
+
+    /** The state held: the filters' bytes and, in exact mode, the exact entries' (estimated). */
+    public long totalStateBytes() {
+        return exact == null || stateBytes < 0 ? stateBytes : stateBytes + exact.bytes;
     }
 
     /**
@@ -200,7 +232,8 @@ public final class FilterHealth {
                 pages < 0 ? -1 : pages * pageBytesHigh,
                 pages < 0 ? "unknown" : pagesNote(pages, pageBytesLow, pageBytesHigh),
                 suggestion,
-                warning);
+                warning,
+                null);
     }
 
     /** The fill above which a filter file is past its capacity: 1/2 at the optimal k, plus 10%. */
@@ -243,7 +276,8 @@ public final class FilterHealth {
                 fileBytes,
                 "file",
                 suggestion,
-                warning);
+                warning,
+                null);
     }
 
     /**
@@ -302,14 +336,41 @@ public final class FilterHealth {
         }
         s.append(
                 String.format(Locale.ROOT, "; %d cascade stage%s", stages, stages == 1 ? "" : "s"));
-        if (stateBytes >= 0) {
+        String atMost = stateNote.startsWith("at most: ") ? "at most " : "";
+        String pages = stateNote.replaceFirst("^at most: ", "");
+        if (stateBytes >= 0 && exact == null) {
             s.append(
                     String.format(
                             Locale.ROOT,
                             "; state %s%s (%s)",
-                            stateNote.startsWith("at most: ") ? "at most " : "",
+                            atMost,
                             Bytes.human(stateBytes),
-                            stateNote.replaceFirst("^at most: ", "")));
+                            pages));
+        } else if (stateBytes >= 0) {
+            s.append(
+                    String.format(
+                            Locale.ROOT,
+                            "; state %s%s: filters %s (%s), exact entries %s (%,d %s, about"
+                                    + " %,d bytes each, estimated)",
+                            atMost,
+                            Bytes.human(totalStateBytes()),
+                            Bytes.human(stateBytes),
+                            pages,
+                            Bytes.human(exact.bytes),
+                            exact.entries,
+                            exact.what,
+                            exact.entries == 0
+                                    ? 0
+                                    : Math.round((double) exact.bytes / exact.entries)));
+        }
+        if (exact != null) {
+            s.append(
+                    String.format(
+                            Locale.ROOT,
+                            "; %,d reads of the exact entries (%,d of them false positives of the"
+                                    + " filters, each a first occurrence kept)",
+                            exact.reads,
+                            exact.falsePositivesCaught));
         }
         return s.toString();
     }
@@ -327,11 +388,25 @@ public final class FilterHealth {
         }
         g.writeNumberField("cascade_stages", stages);
         if (stateBytes >= 0) {
-            g.writeNumberField("state_bytes", stateBytes);
+            g.writeNumberField("state_bytes", totalStateBytes());
+            g.writeNumberField("filter_bytes", stateBytes);
         } else {
             g.writeNullField("state_bytes");
+            g.writeNullField("filter_bytes");
         }
         g.writeStringField("state_note", stateNote);
+        g.writeBooleanField("exact", exact != null);
+        if (exact != null) {
+            g.writeNumberField("exact_entries", exact.entries);
+            g.writeNumberField("exact_bytes", exact.bytes);
+            g.writeNumberField("exact_reads", exact.reads);
+            g.writeNumberField("false_positives_caught", exact.falsePositivesCaught);
+        } else {
+            g.writeNullField("exact_entries");
+            g.writeNullField("exact_bytes");
+            g.writeNullField("exact_reads");
+            g.writeNullField("false_positives_caught");
+        }
         g.writeBooleanField("past_capacity", suggestedExpectedItems >= 0);
         if (suggestedExpectedItems >= 0) {
             g.writeNumberField("suggested_expected_items", suggestedExpectedItems);

@@ -125,6 +125,10 @@ public final class LocalMetrics implements MetricReporter {
             f.passed += s.passed;
             f.recordsIn += s.recordsIn;
             f.overCapacity += s.overCapacity;
+            f.exactEntries += s.exactEntries;
+            f.exactBytes += s.exactBytes;
+            f.exactReads += s.exactReads;
+            f.falsePositivesCaught += s.falsePositivesCaught;
         }
         List<DedupFigures> list = new ArrayList<>(byOperator.values());
         list.sort(java.util.Comparator.comparing(d -> d.operator));
@@ -157,6 +161,18 @@ public final class LocalMetrics implements MetricReporter {
         /** Fixed filters that passed their capacity. */
         public long overCapacity;
 
+        /** Exact mode: the exact entries held (the peak of each subtask, summed). */
+        public long exactEntries;
+
+        /** Exact mode: their estimated bytes (the peak of each subtask, summed). */
+        public long exactBytes;
+
+        /** Exact mode: reads of the exact entries (every duplicate, every false positive). */
+        public long exactReads;
+
+        /** Exact mode: the filters' false positives that the exact entries caught. */
+        public long falsePositivesCaught;
+
         DedupFigures(String operator) {
             this.operator = operator;
         }
@@ -172,7 +188,11 @@ public final class LocalMetrics implements MetricReporter {
                         DedupMetrics.ALLOCATED_PAGES,
                         DedupMetrics.PASSED,
                         DedupMetrics.RECORDS_IN,
-                        DedupMetrics.OVER_CAPACITY);
+                        DedupMetrics.OVER_CAPACITY,
+                        DedupMetrics.EXACT_ENTRIES,
+                        DedupMetrics.EXACT_BYTES,
+                        DedupMetrics.EXACT_READS,
+                        DedupMetrics.FALSE_POSITIVES_CAUGHT);
 
         final String operator;
         final Map<String, Metric> metrics = new HashMap<>();
@@ -184,6 +204,10 @@ public final class LocalMetrics implements MetricReporter {
         long passed;
         long recordsIn;
         long overCapacity;
+        long exactEntries;
+        long exactBytes;
+        long exactReads;
+        long falsePositivesCaught;
 
         Subtask(String operator) {
             this.operator = operator;
@@ -198,6 +222,13 @@ public final class LocalMetrics implements MetricReporter {
             passed = (long) number(DedupMetrics.PASSED);
             recordsIn = (long) number(DedupMetrics.RECORDS_IN);
             overCapacity = (long) number(DedupMetrics.OVER_CAPACITY);
+            long entries = (long) number(DedupMetrics.EXACT_ENTRIES);
+            if (entries >= exactEntries) { // the peak, and the bytes of the same sample
+                exactEntries = entries;
+                exactBytes = (long) number(DedupMetrics.EXACT_BYTES);
+            }
+            exactReads = (long) number(DedupMetrics.EXACT_READS);
+            falsePositivesCaught = (long) number(DedupMetrics.FALSE_POSITIVES_CAUGHT);
         }
 
         private double number(String name) {

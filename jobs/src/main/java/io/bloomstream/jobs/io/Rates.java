@@ -70,6 +70,26 @@ public final class Rates {
                 option);
     }
 
+    /**
+     * What a rate of {@code option} at or above {@link #HIGH} costs in exact mode, or null: no
+     * answer is wrong there, but each false positive of the filter, about that share of the new
+     * ids, costs a read of the exact entries in state.
+     */
+    public static String exactNote(String option, double rate) {
+        if (!(rate >= HIGH)) {
+            return null;
+        }
+        return String.format(
+                Locale.ROOT,
+                "%s %s with --exact: no answer is wrong, but once the filter holds"
+                        + " --expected-items ids, about %s of new ids are false positives of it,"
+                        + " each costing a read of the exact entries in state (at %s 0.01, 1%%)",
+                option,
+                BigDecimal.valueOf(rate).stripTrailingZeros().toPlainString(),
+                BigDecimal.valueOf(rate * 100).stripTrailingZeros().toPlainString() + "%",
+                option);
+    }
+
     /** A picocli converter for rate options, see {@link Rates}. */
     public static final class Converter implements CommandLine.ITypeConverter<Double> {
         @Override

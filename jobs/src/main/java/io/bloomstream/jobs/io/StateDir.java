@@ -367,24 +367,34 @@ public final class StateDir {
         for (Map.Entry<String, String> e : all.entrySet()) {
             String then = recorded.getProperty(e.getKey(), NOT_SET);
             if (!Objects.equals(then, e.getValue())) {
+                String written = with(e.getKey(), then, e.getValue());
+                String now = with(e.getKey(), e.getValue(), then);
                 throw new RefusedException(
                         "--state-dir "
                                 + dir
-                                + " was written with "
-                                + e.getKey()
-                                + " "
-                                + then
-                                + ", this run has "
-                                + e.getKey()
-                                + " "
-                                + e.getValue()
-                                + ": its state would not match. Run with "
-                                + e.getKey()
-                                + " "
-                                + then
+                                + " was written "
+                                + written
+                                + ", this run "
+                                + (now.startsWith("with ")
+                                        ? "has " + now.substring(5)
+                                        : "is " + now)
+                                + ": its state would not match. Run "
+                                + written
                                 + ", or start over with a new (or empty) directory");
             }
         }
+    }
+
+    /**
+     * "without --retention", "with --exact" (a boolean flag: "true" against not set), "with --fpp
+     * 0.01".
+     */
+    private static String with(String key, String value, String other) {
+        return NOT_SET.equals(value)
+                ? "without " + key
+                : "with "
+                        + key
+                        + ("true".equals(value) && NOT_SET.equals(other) ? "" : " " + value);
     }
 
     /**

@@ -3,6 +3,7 @@ package io.bloomstream.jobs.tools;
 import io.bloomstream.filter.FilterSpec;
 import io.bloomstream.filter.Sizing;
 import io.bloomstream.flink.dedup.DedupConfig;
+import io.bloomstream.flink.state.ExactEntrySize;
 import io.bloomstream.jobs.console.Bytes;
 import io.bloomstream.jobs.console.JsonObjects;
 import io.bloomstream.jobs.io.Counts;
@@ -98,6 +99,10 @@ public final class PlanCommand implements Callable<Integer> {
                     Sizing.falsePositiveRate(filter.bits(), filter.hashes(), expectedItems));
             m.put("dedup_state_bytes_per_id", dedupPerId);
             m.put("dedup_state_page_bits", stage.isClassic() ? null : stage.pageBits());
+            m.put("exact_mode_entry_bytes_heap", ExactEntrySize.onHeap(SAMPLE_ID));
+            m.put("exact_mode_entry_bytes_rocksdb", rocksDbEntryBytes(SAMPLE_ID));
+            m.put("exact_mode_entry_bytes_heap_uuid", ExactEntrySize.onHeap(SAMPLE_UUID));
+            m.put("exact_mode_entry_bytes_rocksdb_uuid", rocksDbEntryBytes(SAMPLE_UUID));
             m.put("exact_dedup_bytes", exact);
             m.put("exact_dedup_bytes_per_id", EXACT_DEDUP_BYTES_PER_ID);
             m.put("exact_dedup_bytes_per_string_id", EXACT_DEDUP_BYTES_PER_STRING_ID);
@@ -140,6 +145,16 @@ public final class PlanCommand implements Callable<Integer> {
                 stage.isClassic() ? "one classic page" : stage.pageBits() + "-bit state pages");
         out.printf(
                 Locale.ROOT,
+                "dedup --exact     the above and an entry per id: %d bytes in heap memory, %d on"
+                        + " RocksDB before compression (a %d-character id; a UUID: %d, %d; from the entries' layout,"
+                        + " docs/metrics.md)%n",
+                ExactEntrySize.onHeap(SAMPLE_ID),
+                rocksDbEntryBytes(SAMPLE_ID),
+                SAMPLE_ID.length(),
+                ExactEntrySize.onHeap(SAMPLE_UUID),
+                rocksDbEntryBytes(SAMPLE_UUID));
+        out.printf(
+                Locale.ROOT,
                 "exact dedup       %d bytes (%s) of Flink state, %.1fx the filter%n",
                 exact,
                 Bytes.human(exact),
@@ -152,6 +167,20 @@ public final class PlanCommand implements Callable<Integer> {
                 EXACT_DEDUP_BYTES_PER_STRING_ID);
         out.flush();
         return 0;
+    }
+
+    /** An id of 16 ASCII characters, for exact mode's bytes per id. */
+    static final String SAMPLE_ID = "evt-000012345678";
+
+    /** A UUID in its 36-character text form. */
+    static final String SAMPLE_UUID = "0b7c5e8e-4b1d-4f0e-9a59-1f6c2b9d7e31";
+
+    /**
+     * The bytes of exact mode's entry of {@code id} on RocksDB in global mode (under an int shard
+     * key, a 1-byte key-group prefix), before compression.
+     */
+    static long rocksDbEntryBytes(String id) {
+        return ExactEntrySize.serialized(id, Integer.BYTES, 1);
     }
 
     /**

@@ -56,4 +56,31 @@ class FilterHealthFiguresTest {
         assertThat(h.stateBytes).isEqualTo(5_792L * 256);
         assertThat(h.stateNote).isEqualTo("5,792 pages of 256 bytes");
     }
+
+    @Test
+    void exactModeAddsItsEntriesToTheStateAndSaysWhatTheyAre() {
+        DedupConfig config = DedupConfig.builder().expectedItems(10).fpp(0.01).exact(true).build();
+        LocalMetrics.DedupFigures f = figures(1, 4, 10);
+        f.exactEntries = 10;
+        f.exactBytes = 1_020;
+        f.exactReads = 7;
+        f.falsePositivesCaught = 2;
+        FilterHealth h = FilterHealth.dedup(f, config, false, "URLs");
+        long pages = h.stateBytes;
+        assertThat(h.totalStateBytes()).isEqualTo(pages + 1_020);
+        assertThat(h.line())
+                .contains(", exact entries 1020.00 B (10 URLs, about 102 bytes each, estimated)")
+                .endsWith(
+                        "; 7 reads of the exact entries (2 of them false positives of the"
+                                + " filters, each a first occurrence kept)");
+        FilterHealth plain =
+                FilterHealth.dedup(
+                        f,
+                        DedupConfig.builder().expectedItems(10).fpp(0.01).build(),
+                        false,
+                        "URLs");
+        assertThat(plain.exact).isNull();
+        assertThat(plain.totalStateBytes()).isEqualTo(plain.stateBytes);
+        assertThat(plain.line()).doesNotContain("exact");
+    }
 }

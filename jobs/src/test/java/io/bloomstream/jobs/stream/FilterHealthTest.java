@@ -82,6 +82,63 @@ class FilterHealthTest {
         assertThat(bytes / pageBytes).isBetween(Math.min(11_784L / 10, allPages), allPages);
     }
 
+    /**
+     * Exact mode's state is mostly its entries: 11,784 distinct ids (testdata/dedup/ids.truth.json)
+     * of 14 ASCII characters, each 96 bytes on the heap backend (64 + an array of 16 + 14 bytes
+     * rounded up to 32, {@code ExactEntrySize}); every duplicate (18,216) reads the entries once,
+     * and so does every false positive of the filter.
+     */
+    @Test
+    void anExactDedupCountsItsEntriesTheirBytesAndItsReads() throws Exception {
+        Map<String, Object> f =
+                filter(
+                        run(
+                                "dedup",
+                                "--input",
+                                Cli.testdata().resolve("dedup/ids.txt").toString(),
+                                "--output",
+                                tmp.resolve("out").toString(),
+                                "--exact"));
+        assertThat(f.get("exact")).isEqualTo(true);
+        assertThat(f.get("exact_entries")).isEqualTo(11_784L);
+        assertThat(f.get("exact_bytes")).isEqualTo(11_784L * 96);
+        long filterBytes = (Long) f.get("filter_bytes");
+        assertThat(filterBytes).isPositive();
+        assertThat(f.get("state_bytes")).isEqualTo(filterBytes + 11_784L * 96);
+        long caught = (Long) f.get("false_positives_caught");
+        assertThat(f.get("exact_reads")).isEqualTo(18_216L + caught);
+        Cli text = new Cli();
+        assertThat(
+                        text.run(
+                                "dedup",
+                                "--input",
+                                Cli.testdata().resolve("dedup/ids.txt").toString(),
+                                "--output",
+                                tmp.resolve("text").toString(),
+                                "--exact",
+                                "--quiet"))
+                .as(text.err.toString())
+                .isZero();
+        assertThat(text.err.toString())
+                .contains(", exact entries 1.08 MiB (11,784 ids, about 96 bytes each, estimated)")
+                .contains(" reads of the exact entries (");
+    }
+
+    @Test
+    void withoutExactTheStateIsTheFiltersAlone() throws Exception {
+        Map<String, Object> f =
+                filter(
+                        run(
+                                "dedup",
+                                "--input",
+                                Cli.testdata().resolve("dedup/ids.txt").toString(),
+                                "--output",
+                                tmp.resolve("out").toString()));
+        assertThat(f.get("exact")).isEqualTo(false);
+        assertThat(f.get("exact_entries")).isNull();
+        assertThat(f.get("state_bytes")).isEqualTo(f.get("filter_bytes"));
+    }
+
     @Test
     void anOverfilledGlobalDedupWarnsWithTheDistinctIdsItPassed() throws Exception {
         Map<String, Object> summary =

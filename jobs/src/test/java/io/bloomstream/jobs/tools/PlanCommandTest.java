@@ -36,8 +36,26 @@ class PlanCommandTest {
                 // with 24 bytes of entry overhead in a savepoint: 4,832 x 280 / 10^6
                 .contains("dedup state       1.35 bytes per id (BloomDedup, default config: first")
                 .contains("stage at 0.0090, 2048-bit state pages; savepoint)")
+                // exact mode's entry of a 16-character id: on the heap 64 bytes of node, table
+                // and String, and an array of 16 + 16 bytes; on RocksDB 1 + 4 + 16 + 17 bytes
+                .contains(
+                        "dedup --exact     the above and an entry per id: 96 bytes in heap memory,"
+                                + " 38 on RocksDB before compression (a 16-character id; a UUID:"
+                                + " 120, 58;")
                 // 19.0 bytes per id (benchmarks/RESULTS.md) x 10^6, against 1,239,808 bytes
                 .contains("exact dedup       19000000 bytes (18.12 MiB) of Flink state, 15.3x");
+    }
+
+    @Test
+    void jsonHasExactModesEntryBytesBesideTheFilters() throws Exception {
+        assertThat(run("plan", "--expected-items", "1000000", "--fpp", "0.01", "--json")).isZero();
+        var m = io.bloomstream.jobs.Cli.json(out.toString());
+        assertThat((Double) m.get("dedup_state_bytes_per_id")).isBetween(1.3, 1.4);
+        assertThat(m)
+                .containsEntry("exact_mode_entry_bytes_heap", 96L)
+                .containsEntry("exact_mode_entry_bytes_rocksdb", 38L)
+                .containsEntry("exact_mode_entry_bytes_heap_uuid", 120L)
+                .containsEntry("exact_mode_entry_bytes_rocksdb_uuid", 58L);
     }
 
     @Test

@@ -163,7 +163,9 @@ public class DedupFunction<K, T> extends KeyedProcessFunction<K, T, T>
                         "exact mode needs the dedup operator's keyed state backend: run the"
                                 + " function through BloomDedup");
             }
-            exact = ExactEntries.open(keyedBackend, EXACT_STATE, keyContext);
+            exact =
+                    ExactEntries.open(
+                            keyedBackend, EXACT_STATE, keyContext, metrics::exactEntryWritten);
         }
         // the write-back cache keeps the metadata of the keys it holds: no second cache then
         store =

@@ -74,6 +74,24 @@ public final class DedupMetrics implements io.bloomstream.flink.state.FilterMetr
      */
     public static final String FALSE_POSITIVES_CAUGHT = "bloomFalsePositivesCaught";
 
+    /**
+     * Gauge, exact mode: the exact entries (ids) held by the keys this subtask has read or written
+     * since it started, counted as {@link #ALLOCATED_PAGES} counts pages: added as ids are added, a
+     * restored key's (its filters' items) when it is first read, subtracted when their generation
+     * or key is dropped. The filters' pages are the smaller part of exact mode's state: these are
+     * the ids themselves.
+     */
+    public static final String EXACT_ENTRIES = "bloomExactEntries";
+
+    /**
+     * Gauge, exact mode: the estimated bytes of the exact entries held: {@link #EXACT_ENTRIES}
+     * times the mean estimated size of the entries this subtask wrote (each sized from its layout
+     * when written: {@code io.bloomstream.flink.state.ExactEntrySize}, on the heap backend its
+     * objects, on RocksDB its serialized key and value); until it writes one, {@code
+     * ExactEntrySize.MIN} an entry (a lower bound). See docs/metrics.md.
+     */
+    public static final String EXACT_BYTES = "bloomExactBytes";
+
     public final Counter recordsIn;
     public final Counter passed;
     public final Counter duplicates;
@@ -94,6 +112,10 @@ public final class DedupMetrics implements io.bloomstream.flink.state.FilterMetr
     private int worstPageBits;
     private volatile int maxStages;
     private volatile long allocatedPages;
+    private volatile long exactEntries;
+    // Written by the task thread only: the entries it wrote and their estimated bytes.
+    private volatile long entriesWritten;
+    private volatile long entryBytesWritten;
 
     public DedupMetrics(MetricGroup group) {
         recordsIn = group.counter(RECORDS_IN);
@@ -109,6 +131,8 @@ public final class DedupMetrics implements io.bloomstream.flink.state.FilterMetr
         group.gauge(ESTIMATED_FPP, (Gauge<Double>) this::takeWorstFpp);
         group.gauge(CASCADE_STAGES, (Gauge<Integer>) this::takeMaxStages);
         group.gauge(ALLOCATED_PAGES, (Gauge<Long>) () -> allocatedPages);
+        group.gauge(EXACT_ENTRIES, (Gauge<Long>) () -> exactEntries);
+        group.gauge(EXACT_BYTES, (Gauge<Long>) this::exactBytes);
     }
 
     /**
@@ -194,5 +218,31 @@ public final class DedupMetrics implements io.bloomstream.flink.state.FilterMetr
 
     long allocatedPages() {
         return allocatedPages;
+    }
+
+    /** Called by the task thread only (the gauge reads from the reporter's thread). */
+    @Override
+    public void exactEntries(long delta) {
+        exactEntries = Math.max(0, exactEntries + delta);
+    }
+
+    /**
+     * An exact entry of an estimated {@code bytes} was written (by the task thread only): sizes
+     * {@link #EXACT_BYTES}.
+     */
+    public void exactEntryWritten(long bytes) {
+        entryBytesWritten += bytes;
+        entriesWritten++;
+    }
+
+    /** The estimated bytes of the exact entries held (see {@link #EXACT_BYTES}). */
+    long exactBytes() {
+        long entries = exactEntries;
+        long written = entriesWritten;
+        long bytes = entryBytesWritten;
+        if (written == 0) {
+            return entries * io.bloomstream.flink.state.ExactEntrySize.MIN;
+        }
+        return Math.round(entries * ((double) bytes / written));
     }
 }

@@ -2,12 +2,15 @@ package io.bloomstream.flink.state;
 
 import java.util.HashMap;
 import java.util.Map;
+import java.util.function.LongConsumer;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.state.MapStateDescriptor;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.common.typeutils.base.BooleanSerializer;
 import org.apache.flink.api.common.typeutils.base.IntSerializer;
 import org.apache.flink.api.common.typeutils.base.StringSerializer;
+import org.apache.flink.core.memory.DataOutputSerializer;
+import org.apache.flink.runtime.state.AbstractKeyedStateBackend;
 import org.apache.flink.runtime.state.KeyedStateBackend;
 import org.apache.flink.runtime.state.internal.InternalMapState;
 import org.apache.flink.streaming.api.operators.KeyContext;
@@ -40,6 +43,9 @@ import org.apache.flink.streaming.api.operators.KeyContext;
  * namespace (a function's runtime context offers only the void namespace). Its name and the exact
  * key's format are part of the savepoint contract (exact entries format {@link
  * ExactKeys#VERSION_1}, docs/state.md).
+ *
+ * <p>Each entry written is reported with its estimated bytes ({@link ExactEntrySize}: on the heap
+ * backend its objects, on a serializing backend its serialized key and value), for the metrics.
  */
 @Internal
 public final class ExactEntries {
@@ -60,17 +66,48 @@ public final class ExactEntries {
 
     private int pendingEntries;
 
+    /** Told the estimated bytes of each entry written. */
+    private final LongConsumer written;
+
+    /** Whether the backend serializes its state (entries are then sized as bytes, not objects). */
+    private final boolean serialized;
+
+    /** The key-group prefix of a serialized entry: 1 byte, 2 past 128 key groups. */
+    private final int prefixBytes;
+
+    /** The stream key's serialized bytes if its serializer has a fixed length, else -1. */
+    private final int fixedKeyBytes;
+
+    /** The backend's current key. */
+    private final java.util.function.Supplier<Object> currentKey;
+
+    /** The stream key last sized (variable length only) and its bytes. */
+    private Object sizedKey;
+
+    private int sizedKeyBytes;
+
+    private DataOutputSerializer keyOut;
+
     /** The current event's exact key. */
     private String id;
 
     private ExactEntries(
             InternalMapState<?, Integer, String, Boolean> state,
             KeyContext keys,
-            TypeSerializer<Object> keyCopier) {
+            TypeSerializer<Object> keyCopier,
+            boolean serialized,
+            int prefixBytes,
+            java.util.function.Supplier<Object> currentKey,
+            LongConsumer written) {
         this.state = state;
         this.keys = keys;
         this.keyCopier = keyCopier;
         this.pending = keys == null ? null : new HashMap<>();
+        this.serialized = serialized;
+        this.prefixBytes = prefixBytes;
+        this.fixedKeyBytes = keyCopier.getLength();
+        this.currentKey = currentKey;
+        this.written = written;
     }
 
     /** A (key, slot) of buffered entries. */
@@ -88,15 +125,27 @@ public final class ExactEntries {
      * @param keys the operator, which switches the backend's current key: with a backend that
      *     serializes its state, new entries are buffered and written in batches (see above); null:
      *     every entry is written at once
+     * @param written told the estimated bytes of each entry written ({@link ExactEntrySize})
      */
     @SuppressWarnings("unchecked")
-    public static ExactEntries open(KeyedStateBackend<?> backend, String name, KeyContext keys)
+    public static ExactEntries open(
+            KeyedStateBackend<?> backend, String name, KeyContext keys, LongConsumer written)
             throws Exception {
+        boolean serialized = backend.isSafeToReuseKVState();
+        int prefixBytes =
+                backend instanceof AbstractKeyedStateBackend<?> b
+                                && b.getNumberOfKeyGroups() <= Byte.MAX_VALUE + 1
+                        ? 1
+                        : 2;
         return new ExactEntries(
                 (InternalMapState<?, Integer, String, Boolean>)
                         backend.getOrCreateKeyedState(IntSerializer.INSTANCE, descriptor(name)),
-                backend.isSafeToReuseKVState() ? keys : null,
-                (TypeSerializer<Object>) backend.getKeySerializer());
+                serialized ? keys : null,
+                (TypeSerializer<Object>) backend.getKeySerializer(),
+                serialized,
+                prefixBytes,
+                backend::getCurrentKey,
+                written);
     }
 
     /** Binds the current event's exact key (the backend's current key is the event's key). */
@@ -121,6 +170,7 @@ public final class ExactEntries {
         if (pending == null) {
             state.setCurrentNamespace(slot);
             state.put(id, Boolean.TRUE);
+            written.accept(entryBytes());
             return;
         }
         Pending at = new Pending(keys.getCurrentKey(), slot);
@@ -130,9 +180,38 @@ public final class ExactEntries {
             p = new HashMap<>();
             pending.put(new Pending(keyCopier.copy(at.key()), slot), p);
         }
-        if (p.put(id, Boolean.TRUE) == null && ++pendingEntries >= PENDING_LIMIT) {
-            flush();
+        if (p.put(id, Boolean.TRUE) == null) {
+            written.accept(entryBytes());
+            if (++pendingEntries >= PENDING_LIMIT) {
+                flush();
+            }
         }
+    }
+
+    /** The estimated bytes of the bound id's entry under the backend's current key. */
+    private long entryBytes() throws java.io.IOException {
+        if (!serialized) {
+            return ExactEntrySize.onHeap(id);
+        }
+        return ExactEntrySize.serialized(id, keyBytes(), prefixBytes);
+    }
+
+    /** The current stream key's serialized bytes, serialized once per run of the same key. */
+    private int keyBytes() throws java.io.IOException {
+        if (fixedKeyBytes > 0) {
+            return fixedKeyBytes;
+        }
+        Object key = currentKey.get();
+        if (key != sizedKey) { // identity: a check per entry, a serialization per key change
+            if (keyOut == null) {
+                keyOut = new DataOutputSerializer(64);
+            }
+            keyOut.clear();
+            keyCopier.serialize(key, keyOut);
+            sizedKeyBytes = keyOut.length();
+            sizedKey = key;
+        }
+        return sizedKeyBytes;
     }
 
     /**

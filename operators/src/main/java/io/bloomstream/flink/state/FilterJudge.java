@@ -179,6 +179,9 @@ public final class FilterJudge {
         }
         if (meta.countedBy != run) {
             metrics.pagesAllocated(StateUpgrade.countPages(meta, store));
+            if (settings.exact()) {
+                metrics.exactEntries(meta.itemsOf(-1L));
+            }
             meta.countedBy = run;
             dirty[0] = true;
         }
@@ -347,6 +350,7 @@ public final class FilterJudge {
         store.pageWritten(target, stageIndex, spec, page, words);
         if (settings.exact()) {
             store.exactAdd(target);
+            metrics.exactEntries(1);
         }
         current.itemsAdded++;
         if (current.itemsAdded == current.capacity + 1 && !settings.scalable()) {
@@ -365,14 +369,27 @@ public final class FilterJudge {
         metrics.overCapacity();
         if (!warnedCapacity) {
             warnedCapacity = true;
-            LOG.warn(
-                    "A Bloom filter passed its capacity of {} items (config {}): its"
-                            + " false-positive rate now exceeds the target; raise expectedItems or"
-                            + " use scalable growth. Further filters past capacity are counted in"
-                            + " the overCapacity metric.",
-                    stage.capacity,
-                    settings.description());
+            LOG.warn(overCapacityMessage(settings.exact()), stage.capacity, settings.description());
         }
+    }
+
+    /**
+     * The warning, once a run, that a filter of fixed growth passed its capacity (placeholders: the
+     * capacity and the config). In exact mode no answer is wrong: it says what the fuller filter
+     * costs instead, a read of the exact entries for each of its false positives.
+     */
+    static String overCapacityMessage(boolean exact) {
+        String what =
+                exact
+                        ? ". In exact mode no answer is wrong, but each false positive of a filter"
+                                + " costs a read of the exact entries, and past its capacity more"
+                                + " new ids pay it; raise expectedItems or use scalable growth to"
+                                + " keep the reads down."
+                        : ": its false-positive rate now exceeds the target; raise expectedItems"
+                                + " or use scalable growth.";
+        return "A Bloom filter passed its capacity of {} items (config {})"
+                + what
+                + " Further filters past capacity are counted in the overCapacity metric.";
     }
 
     /**
@@ -397,12 +414,18 @@ public final class FilterJudge {
         long[] left = generations.liveExpiries(meta, time);
         if (left.length == 0) {
             metrics.pagesAllocated(-meta.pages());
+            if (settings.exact()) {
+                metrics.exactEntries(-meta.itemsOf(-1L));
+            }
             store.clear();
             return new long[0];
         }
         if (expired != 0) {
             store.dropSlots(expired);
             metrics.pagesAllocated(-meta.pagesOf(expired));
+            if (settings.exact()) {
+                metrics.exactEntries(-meta.itemsOf(expired));
+            }
             for (int s = 0; s < meta.generations(); s++) {
                 if ((expired & (1L << s)) != 0) {
                     meta.buckets[s] = FilterMeta.EMPTY;

@@ -283,6 +283,22 @@ public final class FilterMeta {
         return n;
     }
 
+    /**
+     * The items added to the stages of the slots in the bit set {@code slotBits} ({@code -1L}:
+     * all): in exact mode, the slots' exact entries.
+     */
+    public long itemsOf(long slotBits) {
+        long n = 0;
+        for (int i = 0; i < slots.size(); i++) {
+            if ((slotBits & (1L << i)) != 0) {
+                for (Stage s : slots.get(i)) {
+                    n += s.itemsAdded;
+                }
+            }
+        }
+        return n;
+    }
+
     /** A deep copy. */
     public FilterMeta copy() {
         List<List<Stage>> copied = new ArrayList<>(slots.size());

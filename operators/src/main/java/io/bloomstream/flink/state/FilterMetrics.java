@@ -25,4 +25,11 @@ public interface FilterMetrics {
      * is a false positive of the filter that exact mode kept from dropping a first occurrence.
      */
     default void exactRead(boolean found) {}
+
+    /**
+     * Exact mode: the exact entries held changed by {@code delta}: added with their id, counted
+     * when a restored key is first read (its items), subtracted when their generation or key is
+     * dropped.
+     */
+    default void exactEntries(long delta) {}
 }

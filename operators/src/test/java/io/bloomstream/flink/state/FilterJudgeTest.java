@@ -260,4 +260,14 @@ class FilterJudgeTest {
         assertThat(judge.expireAt(store, Long.MAX_VALUE)).isEmpty();
         assertThat(store.exact).isEmpty();
     }
+
+    @Test
+    void inExactModeTheOverCapacityWarningSaysWhatItCostsNotThatAnswersAreWrong() {
+        assertThat(FilterJudge.overCapacityMessage(false))
+                .contains("its false-positive rate now exceeds the target");
+        assertThat(FilterJudge.overCapacityMessage(true))
+                .doesNotContain("exceeds the target")
+                .contains("no answer is wrong")
+                .contains("costs a read of the exact entries");
+    }
 }
