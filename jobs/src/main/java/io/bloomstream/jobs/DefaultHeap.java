@@ -23,7 +23,7 @@ import java.util.regex.Pattern;
  *
  * <p>The launcher passes SIGTERM on to the child ({@link Process#destroy()}); SIGINT it leaves to
  * the child, which the terminal's Ctrl-C reaches as well (the whole foreground process group gets
- * it), so that one Ctrl-C stays one. The child ends at once if the launcher dies ({@code kill -9}),
+ * it), so that one Ctrl-C stays one. The child ends soon after the launcher dies ({@code kill -9}),
  * so no orphan keeps a {@code --state-dir} lock. A SIGTERM sent to the whole process group ({@code
  * timeout}, systemd) reaches the child twice, directly and passed on, within a second: the child
  * takes them for one ({@code Interrupts#underLauncher}), so it still stops with its state saved.
@@ -48,6 +48,9 @@ final class DefaultHeap {
 
     /** A SIGTERM to the process group reaches the child twice within this time: it counts once. */
     private static final long SAME_SIGNAL_MILLIS = 1000;
+
+    /** How often the child asks whether its launcher is alive. */
+    private static final long WATCH_MILLIS = 100;
 
     private static final Pattern SIZE = Pattern.compile("[1-9][0-9]*[kKmMgGtT]?");
 
@@ -99,6 +102,23 @@ final class DefaultHeap {
         }
         boolean agent = all.stream().anyMatch(o -> AGENT_OPTIONS.stream().anyMatch(o::startsWith));
         return !agent && !setsHeap(all);
+    }
+
+    /**
+     * The JVM's options less those it took from {@code JAVA_TOOL_OPTIONS} and the like: the child
+     * inherits the variables and reads them itself.
+     */
+    static List<String> ownOptions(List<String> jvmOptions, Map<String, String> env) {
+        List<String> own = new ArrayList<>(jvmOptions);
+        for (String variable : OPTION_VARIABLES) {
+            String value = env.get(variable);
+            if (value != null && !value.isBlank()) {
+                for (String option : value.trim().split("\\s+")) {
+                    own.remove(option);
+                }
+            }
+        }
+        return own;
     }
 
     /**
@@ -179,7 +199,13 @@ final class DefaultHeap {
             return OptionalInt.of(2);
         }
         List<String> command =
-                command(java.get(), jvmOptions, heap, startedJar(classPath), classPath, args);
+                command(
+                        java.get(),
+                        ownOptions(jvmOptions, env),
+                        heap,
+                        startedJar(classPath),
+                        classPath,
+                        args);
         ProcessBuilder pb = new ProcessBuilder(command).inheritIO();
         pb.environment().put(MARKER, Long.toString(ProcessHandle.current().pid()));
         Process child;
@@ -219,7 +245,11 @@ final class DefaultHeap {
         }
     }
 
-    /** In the child: ends this JVM at once when the launcher is gone. */
+    /**
+     * In the child: ends this JVM within {@value #WATCH_MILLIS} ms of the launcher's end. A thread
+     * that asks, rather than {@code ProcessHandle.onExit()}, which for a process that is not a
+     * child of this one polls with growing pauses (it took 2 s).
+     */
     private static void exitWithLauncher(String launcherPid) {
         Optional<ProcessHandle> launcher;
         try {
@@ -227,10 +257,24 @@ final class DefaultHeap {
         } catch (NumberFormatException e) {
             return;
         }
-        if (launcher.isEmpty()) {
+        if (launcher.isEmpty() || !launcher.get().isAlive()) {
             Runtime.getRuntime().halt(1);
         }
-        launcher.get().onExit().thenRun(() -> Runtime.getRuntime().halt(1));
+        Thread watch =
+                new Thread(
+                        () -> {
+                            try {
+                                while (launcher.get().isAlive()) {
+                                    Thread.sleep(WATCH_MILLIS);
+                                }
+                            } catch (InterruptedException e) {
+                                return;
+                            }
+                            Runtime.getRuntime().halt(1);
+                        },
+                        "bloomstream-launcher-watch");
+        watch.setDaemon(true);
+        watch.start();
     }
 
     /**

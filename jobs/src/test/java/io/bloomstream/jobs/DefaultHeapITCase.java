@@ -116,16 +116,22 @@ class DefaultHeapITCase {
 
     @Test
     void killingTheLauncherEndsTheChild() throws Exception {
-        // build-filter reads a pipe to its end: the child blocks on the stdin the test holds open
+        // build-filter reads a pipe to its end: a FIFO this test holds open, so the child waits
+        // for more (stdin would not do: the launcher's is closed when it dies)
+        Path fifo = tmp.resolve("list.fifo");
+        assertThat(new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor()).isZero();
+        java.io.RandomAccessFile writer = new java.io.RandomAccessFile(fifo.toFile(), "rw");
         Process launcher =
                 jar(
                                 Map.of(),
                                 List.of(),
                                 "build-filter",
                                 "--input",
-                                "/dev/stdin",
+                                fifo.toString(),
                                 "--output",
-                                tmp.resolve("f.bloom").toString())
+                                tmp.resolve("f.bloom").toString(),
+                                "--fpp",
+                                "0.01")
                         .redirectOutput(tmp.resolve("out").toFile())
                         .redirectError(tmp.resolve("err").toFile())
                         .start();
@@ -141,13 +147,20 @@ class DefaultHeapITCase {
             started.add(child.get());
             assertThat(child.get().info().commandLine().orElse("")).contains("-Xmx1g");
 
+            assertThat(launcher.isAlive()).as(Files.readString(tmp.resolve("err"))).isTrue();
+            assertThat(child.get().isAlive()).as(Files.readString(tmp.resolve("err"))).isTrue();
+
             launcher.destroyForcibly(); // SIGKILL: the launcher's hooks do not run
             assertThat(launcher.waitFor(1, TimeUnit.MINUTES)).isTrue();
+            assertThat(launcher.exitValue()).as("killed by SIGKILL").isEqualTo(128 + 9);
+            // without the launcher, it would wait for the rest of its input for ever
             child.get().onExit().get(1, TimeUnit.MINUTES);
             assertThat(child.get().isAlive()).isFalse();
+            assertThat(tmp.resolve("f.bloom")).doesNotExist();
         } finally {
             started.forEach(ProcessHandle::destroyForcibly);
             launcher.destroyForcibly();
+            writer.close();
         }
     }
 }

@@ -114,4 +114,17 @@ class DefaultHeapTest {
                         "-f",
                         "a b.sql");
     }
+
+    @Test
+    void theChildGetsTheOptionsTheVariablesDidNotGive() {
+        assertThat(
+                        DefaultHeap.ownOptions(
+                                List.of("-Dfrom.tool=1", "-Dmine=2", "-XX:+UseG1GC"),
+                                Map.of(
+                                        "JAVA_TOOL_OPTIONS",
+                                        "-Dfrom.tool=1",
+                                        "JDK_JAVA_OPTIONS",
+                                        "-XX:+UseG1GC")))
+                .containsExactly("-Dmine=2");
+    }
 }
