@@ -10,7 +10,7 @@ import picocli.CommandLine;
 /**
  * What {@code --version} prints: the version of the build (the pom's {@code project.version}, put
  * into {@code version.properties} by resource filtering, never a typed string), the Flink it was
- * built against and the Flink it runs on.
+ * built against and the Flink it runs on, the Java and its max heap (see {@code DefaultHeap}).
  */
 public final class BuildVersion implements CommandLine.IVersionProvider {
 
@@ -33,7 +33,12 @@ public final class BuildVersion implements CommandLine.IVersionProvider {
             "built against Flink "
                     + builtAgainstFlink()
                     + ", running on Flink "
-                    + EnvironmentInformation.getVersion()
+                    + EnvironmentInformation.getVersion(),
+            "Java "
+                    + Runtime.version()
+                    + ", max heap "
+                    + Runtime.getRuntime().maxMemory() / (1024 * 1024)
+                    + " MiB"
         };
     }
 

@@ -48,8 +48,15 @@ public final class Main implements Runnable, RunOptions.TerminalAware {
         this.stderrTerminal = stderrTerminal;
     }
 
-    /** Runs the command line and exits with its status. */
+    /**
+     * Runs the command line and exits with its status; in a child JVM with the default heap if this
+     * one was started without a heap size ({@link DefaultHeap}).
+     */
     public static void main(String[] args) {
+        java.util.OptionalInt child = DefaultHeap.relaunchIfNeeded(args, System.err);
+        if (child.isPresent()) {
+            System.exit(child.getAsInt());
+        }
         // One log4j context for the whole process. By default log4j gives each class loader its
         // own, and Flink loads its RPC system (PekkoRpcActor) in a class loader of its own: that
         // context read the jar's log4j2.properties and printed Flink's internal errors on the

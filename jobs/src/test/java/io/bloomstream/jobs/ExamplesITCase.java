@@ -49,6 +49,8 @@ class ExamplesITCase {
                                 "-pl",
                                 ".,operators",
                                 "-DskipTests",
+                                // deploy runs the install phase: not into the build's repository
+                                "-Dmaven.install.skip=true",
                                 "-Dspotless.check.skip=true",
                                 "-Dflink.version=" + System.getProperty("bloomstream.flinkVersion"),
                                 "-DaltDeploymentRepository=local::" + repo.toUri()));
@@ -126,6 +128,11 @@ class ExamplesITCase {
                 .as("DataStreamExample on Flink %s:%n%s", flink, ds.output)
                 .doesNotContain("SLF4J: Defaulting to no-operation")
                 .doesNotContain("No SLF4J providers were found");
+        // and its configuration keeps Flink's warnings of a local run off the console
+        assertThat(noise(ds.output))
+                .as("DataStreamExample on Flink %s:%n%s", flink, ds.output)
+                .isEmpty();
+        assertThat(ds.output).contains("WARN  DedupFunction - Late event");
 
         Result sql = java(project, classPath, "io.bloomstream.examples.SqlExample");
         assertThat(sql.status).as("SqlExample on Flink %s:%n%s", flink, sql.output).isZero();
@@ -138,6 +145,30 @@ class ExamplesITCase {
                         "count alice 2",
                         "count bob 1",
                         "count carol 1");
+        assertThat(noise(sql.output))
+                .as("SqlExample on Flink %s:%n%s", flink, sql.output)
+                .isEmpty();
+    }
+
+    /**
+     * The lines of an example's output that a user should not see: stack traces, and warnings or
+     * errors other than the library's own late-event warning (Flink's are at ERROR in the examples'
+     * log4j2.properties).
+     */
+    static List<String> noise(String output) {
+        List<String> noise = new ArrayList<>();
+        for (String line : output.split("\\R")) {
+            boolean stackTrace =
+                    line.matches("\\s+at \\S+\\(.*")
+                            || line.matches("(Caused by: )?[\\w.$]+(Exception|Error)(: .*)?");
+            boolean warning =
+                    line.matches("\\d\\d:\\d\\d:\\d\\d (WARN|ERROR) .*")
+                            && !line.contains(" WARN  DedupFunction - Late event");
+            if (stackTrace || warning) {
+                noise.add(line);
+            }
+        }
+        return noise;
     }
 
     /**

@@ -19,7 +19,7 @@ class ExamplesRecipeTest {
 
     private static String recipe() throws Exception {
         String readme = Files.readString(ROOT.resolve("README.md"));
-        int start = readme.indexOf("### In your own Flink job");
+        int start = readme.indexOf("## In your own Flink job");
         int end = readme.indexOf("\n## ", start);
         assertThat(start).isNotNegative();
         return readme.substring(start, end);

@@ -23,6 +23,15 @@ public final class Interrupts {
     private static final Object LOCK = new Object();
     private static sun.misc.SignalHandler[] previous;
 
+    /**
+     * How long after the first signal another one counts as the same: 0, or, under the launcher of
+     * {@code Main} (which passes SIGTERM on), the time a signal sent to the whole process group
+     * takes to arrive twice, directly and passed on.
+     */
+    private static volatile long sameSignalNanos;
+
+    private static volatile long firstSignal;
+
     private Interrupts() {}
 
     /**
@@ -50,19 +59,34 @@ public final class Interrupts {
     }
 
     /**
+     * This process runs under a launcher that passes SIGTERM on to it: a SIGTERM sent to the whole
+     * process group ({@code timeout}, systemd) arrives twice, directly and from the launcher,
+     * within {@code millis}; it counts once.
+     */
+    public static void underLauncher(long millis) {
+        sameSignalNanos = millis * 1_000_000L;
+    }
+
+    /**
      * What Ctrl-C does: asks every run in progress to stop with its state saved; if one was asked
-     * already, quits at once with status 130.
+     * already, quits at once with status 130 (unless the signal is the first one again, passed on
+     * by a launcher, see {@link #underLauncher}).
      *
      * @return whether a run was asked to stop
      */
     public static boolean interrupt() {
+        long now = System.nanoTime();
         boolean asked = false;
         for (AtomicBoolean flag : RUNS) {
             if (flag.getAndSet(true)) {
+                if (now - firstSignal < sameSignalNanos) {
+                    return true; // the first signal again, passed on by the launcher
+                }
                 // the second Ctrl-C: do not wait for the savepoint
                 new Thread(() -> System.exit(130), "bloomstream-quit").start();
                 return true;
             }
+            firstSignal = now;
             asked = true;
         }
         return asked;
