@@ -58,13 +58,15 @@ class RunConsoleTest {
     }
 
     @Test
-    void aFailedJobPrintsItsRootCauseInOneLineAndExitsWithOne() {
-        Path missing = tmp.resolve("missing.bloom");
+    void aFailedJobPrintsItsRootCauseInOneLineAndExitsWithOne() throws Exception {
+        // not a filter file: the job fails as it opens it (a missing one is a usage error)
+        Path broken =
+                java.nio.file.Files.writeString(tmp.resolve("broken.bloom"), "not a filter\n");
         int status =
                 cli.run(
                         "screen",
                         "--filter",
-                        missing.toString(),
+                        broken.toString(),
                         "--input",
                         Cli.testdata().resolve("spam/mails.jsonl").toString(),
                         "--format",
@@ -80,8 +82,9 @@ class RunConsoleTest {
         List<String> err = lines(cli.err);
         assertThat(err).as(cli.err.toString()).hasSize(2);
         assertThat(err.get(0))
-                .startsWith("error: job failed: FileNotFoundException: ")
-                .contains(missing.toString());
+                .isEqualTo(
+                        "error: job failed: FilterFormatException: length: needs at least 44"
+                                + " bytes, has 13: not a filter file");
         assertThat(err.get(1)).startsWith("Flink's log: ");
         assertThat(cli.err.toString()).doesNotContain("\tat ");
     }

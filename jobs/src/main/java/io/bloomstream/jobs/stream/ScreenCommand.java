@@ -9,6 +9,7 @@ import io.bloomstream.flink.screen.BloomScreen;
 import io.bloomstream.flink.screen.FilterUpdate;
 import io.bloomstream.flink.screen.ScreenConfig;
 import io.bloomstream.flink.screen.ScreenMatch;
+import io.bloomstream.jobs.console.FileErrors;
 import io.bloomstream.jobs.console.FilterHealth;
 import io.bloomstream.jobs.console.RunOptions;
 import io.bloomstream.jobs.io.IoOptions;
@@ -140,6 +141,10 @@ public final class ScreenCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(
                     spec.commandLine(), "--format json needs --field");
         }
+        requireReadable("--filter", filter);
+        if (updates != null) {
+            requireReadable("--updates", updates);
+        }
         if (controlTopic != null && !io.kafka()) {
             throw new CommandLine.ParameterException(
                     spec.commandLine(), "--control-topic needs --bootstrap-servers");
@@ -179,6 +184,15 @@ public final class ScreenCommand implements Callable<Integer> {
                     "missing a screened field (also in " + io.output + "/_rejected)");
         }
         return 0;
+    }
+
+    /** Refuses a local file the job would fail on after the cluster had started. */
+    private void requireReadable(String flag, String path) {
+        String why = FileErrors.unreadableLocal(path);
+        if (why != null) {
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(), flag + " " + path + ": " + why);
+        }
     }
 
     /**
