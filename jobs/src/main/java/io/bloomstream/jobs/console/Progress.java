@@ -48,19 +48,20 @@ public final class Progress implements AutoCloseable {
     private double recordRate = Double.NaN;
     private double byteRate = Double.NaN;
 
-    private Progress(
+    Progress(
             PrintWriter err,
             InputProgress input,
             long totalBytes,
             boolean terminal,
             Duration interval,
-            Runnable onTick) {
+            Runnable onTick,
+            LongSupplier clock) {
         this.err = err;
         this.input = input;
         this.totalBytes = totalBytes;
         this.terminal = terminal;
         this.intervalNanos = interval.toNanos();
-        this.clock = System::nanoTime;
+        this.clock = clock;
         this.onTick = onTick;
         this.start = clock.getAsLong();
         this.lastTime = start;
@@ -89,7 +90,8 @@ public final class Progress implements AutoCloseable {
                         totalBytes,
                         terminal,
                         interval != null ? interval : terminal ? TERMINAL_INTERVAL : LINE_INTERVAL,
-                        onTick);
+                        onTick,
+                        System::nanoTime);
         p.thread.start();
         return p;
     }
@@ -112,21 +114,39 @@ public final class Progress implements AutoCloseable {
                 continue;
             }
             next += intervalNanos;
-            onTick.run();
-            synchronized (this) {
-                if (!stopped) {
-                    print(line(false));
-                }
+            tick();
+        }
+    }
+
+    /** One tick: samples, then prints the line. */
+    void tick() {
+        onTick.run();
+        synchronized (this) {
+            if (!stopped) {
+                print(line(false));
             }
         }
     }
 
     /**
-     * Stops; erases the line on a terminal, else prints a last line if any was printed. A second
-     * call does nothing.
+     * Stops at the end of the run; erases the line on a terminal, else prints a last line with the
+     * totals if any line was printed. A second call (or one after {@link #stopping}) does nothing.
      */
     @Override
     public void close() {
+        close(true);
+    }
+
+    /**
+     * Stops as the run is being stopped with its state saved: erases the line on a terminal, and
+     * prints no last line. The job reads on until its savepoint is taken, so the count at this
+     * moment is not what the summary counts, and the input is not done.
+     */
+    public void stopping() {
+        close(false);
+    }
+
+    private void close(boolean lastLine) {
         synchronized (this) {
             if (stopped) {
                 return;
@@ -136,7 +156,7 @@ public final class Progress implements AutoCloseable {
             if (terminal && printed > 0) {
                 err.print("\r" + " ".repeat(width) + "\r");
                 err.flush();
-            } else if (!terminal && printed > 0) {
+            } else if (!terminal && printed > 0 && lastLine) {
                 print(line(true));
             }
         }
@@ -159,7 +179,14 @@ public final class Progress implements AutoCloseable {
         printed++;
     }
 
-    /** The line for the current counters; at the end, with the average rate of the run. */
+    /**
+     * The line for the current counters; at the end, with the average rate of the run.
+     *
+     * <p>The rates (and so the time left) start from the first sample that saw records read, not
+     * from the start of the run: until then the job was starting (a local cluster takes seconds),
+     * and the interval in which reading began was partly idle too. A rate from time 0, smoothed
+     * from there, made the first estimates of the time left 3 to 5 times too long.
+     */
     String line(boolean last) {
         long now = clock.getAsLong();
         long records = input.records();
@@ -169,6 +196,10 @@ public final class Progress implements AutoCloseable {
             double total = (now - start) / 1e9;
             recordRate = total > 0 ? records / total : Double.NaN;
             byteRate = total > 0 ? bytes / total : Double.NaN;
+        } else if (lastRecords == 0 && lastBytes == 0) {
+            // nothing read at the last sample: this one is where the rates start from
+            recordRate = Double.NaN;
+            byteRate = Double.NaN;
         } else {
             // smoothed over about five samples, so a terminal line does not flicker
             double r = (records - lastRecords) / seconds;
@@ -204,7 +235,10 @@ public final class Progress implements AutoCloseable {
                             Math.floor(share * 100),
                             Bytes.human(totalBytes)));
             if (last) {
-                s.append(", done");
+                // a run that failed or was stopped is not done
+                if (bytes >= totalBytes) {
+                    s.append(", done");
+                }
             } else if (byteRate > 0 && bytes < totalBytes) {
                 s.append(", about ")
                         .append(duration((totalBytes - bytes) / byteRate))
