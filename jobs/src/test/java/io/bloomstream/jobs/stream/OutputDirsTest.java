@@ -94,9 +94,13 @@ class OutputDirsTest {
         assertThat(run(misspelt, input, out, "idd")).as(misspelt.err.toString()).isEqualTo(1);
         assertThat(misspelt.err.toString())
                 .contains("the first 1000 records read were all rejected");
-        // the failed job left its rejects in progress, hidden, and no finished part file
+        // the failed job left no finished part file: its rejects in progress, hidden (most runs:
+        // whether the sink had opened its file when the job failed depends on timing; the unit
+        // test below holds the refusal's rule whatever the timing)
         List<String> left = hiddenFiles(out);
-        assertThat(left).isNotEmpty().allMatch(OutputDirsTest::inProgress);
+        Path rejected = out.resolve("_rejected");
+        assertThat(Files.isDirectory(rejected) ? Cli.readParts(rejected) : List.of()).isEmpty();
+        assertThat(left).allMatch(OutputDirsTest::inProgress);
 
         Cli corrected = new Cli();
         assertThat(run(corrected, input, out, "id")).as(corrected.err.toString()).isZero();
@@ -137,6 +141,9 @@ class OutputDirsTest {
 
     /** The names of the hidden files anywhere under {@code dir}. */
     private static List<String> hiddenFiles(Path dir) throws java.io.IOException {
+        if (!Files.exists(dir)) {
+            return List.of();
+        }
         try (var files = Files.walk(dir)) {
             return files.filter(Files::isRegularFile)
                     .map(f -> f.getFileName().toString())
