@@ -26,6 +26,9 @@ public final class Progress implements AutoCloseable {
     /** How often a line is printed when stderr is not a terminal. */
     public static final Duration LINE_INTERVAL = Duration.ofSeconds(5);
 
+    /** The time constant of the rates' exponential smoothing, in seconds. */
+    static final double SMOOTHING_SECONDS = 2;
+
     /** The prefix of every progress line. */
     public static final String PREFIX = "progress: ";
 
@@ -201,11 +204,14 @@ public final class Progress implements AutoCloseable {
             recordRate = Double.NaN;
             byteRate = Double.NaN;
         } else {
-            // smoothed over about five samples, so a terminal line does not flicker
+            // smoothed over about SMOOTHING seconds, whatever the interval, so that a terminal
+            // line does not flicker and a line every 5 s follows a rate that ramps up (a weight
+            // of 0.2 per sample, at 5 s, lagged by some 20 s while a job warms up)
             double r = (records - lastRecords) / seconds;
             double b = (bytes - lastBytes) / seconds;
-            recordRate = Double.isNaN(recordRate) ? r : 0.2 * r + 0.8 * recordRate;
-            byteRate = Double.isNaN(byteRate) ? b : 0.2 * b + 0.8 * byteRate;
+            double w = 1 - Math.exp(-seconds / SMOOTHING_SECONDS);
+            recordRate = Double.isNaN(recordRate) ? r : w * r + (1 - w) * recordRate;
+            byteRate = Double.isNaN(byteRate) ? b : w * b + (1 - w) * byteRate;
         }
         lastTime = now;
         lastRecords = records;

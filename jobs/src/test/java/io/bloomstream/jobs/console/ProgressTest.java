@@ -136,6 +136,30 @@ class ProgressTest {
     }
 
     @Test
+    void aLineEveryFiveSecondsFollowsARateThatRampsUp() {
+        // reading warms up: 50 MB/s, then 100 MB/s, of 10 GB
+        InputProgress input = InputProgress.of("progress-test-ramp");
+        StringWriter text = new StringWriter();
+        long[] now = {0};
+        try {
+            Progress p = onFakeClock(text, input, 10_000 * MB, now);
+            now[0] = 5 * SECOND;
+            input.add(1, 100 * MB);
+            p.line(false);
+            now[0] = 10 * SECOND;
+            input.add(1, 250 * MB);
+            p.line(false);
+            now[0] = 15 * SECOND;
+            input.add(1, 500 * MB);
+            // 9,150 MB left at 95.9 MB/s (weight 1 - e^-2.5 on the last 5 s); a weight of 0.2 a
+            // line said 60 MB/s: 2 min 33 s
+            assertThat(p.line(false)).endsWith(", 8% of 9.31 GiB, about 1 min 36 s left");
+        } finally {
+            InputProgress.remove("progress-test-ramp");
+        }
+    }
+
+    @Test
     void aStoppedRunPrintsNoLastLineAndOnlyAFullReadSaysDone() {
         InputProgress input = InputProgress.of("progress-test-stop");
         long[] now = {0};
