@@ -72,6 +72,18 @@ public final class FileErrors {
         return null;
     }
 
+    /**
+     * {@link #unreadable} of {@code path}, a local path or {@code file:} URI; null for another file
+     * system (whose errors come from the job that reads it).
+     */
+    public static String unreadableLocal(String path) {
+        java.net.URI uri = new org.apache.flink.core.fs.Path(path).toUri();
+        if (uri.getScheme() != null && !"file".equals(uri.getScheme())) {
+            return null;
+        }
+        return unreadable(Path.of(uri.getPath()));
+    }
+
     /** Why {@code file} cannot be written as a file, or null if nothing stands in the way yet. */
     public static String unwritable(Path file) {
         if (Files.isDirectory(file)) {

@@ -52,7 +52,9 @@ final class KeptState {
                 // check the reasons to stop
             }
             if (interrupted.get()) {
-                closeProgress(progress);
+                if (progress != null) {
+                    progress.stopping(); // no last line: the job reads on until the savepoint
+                }
                 say(
                         "stopping: saving the state to "
                                 + io.stateDir

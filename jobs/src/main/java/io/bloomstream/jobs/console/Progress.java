@@ -26,6 +26,9 @@ public final class Progress implements AutoCloseable {
     /** How often a line is printed when stderr is not a terminal. */
     public static final Duration LINE_INTERVAL = Duration.ofSeconds(5);
 
+    /** The time constant of the rates' exponential smoothing, in seconds. */
+    static final double SMOOTHING_SECONDS = 2;
+
     /** The prefix of every progress line. */
     public static final String PREFIX = "progress: ";
 
@@ -48,19 +51,20 @@ public final class Progress implements AutoCloseable {
     private double recordRate = Double.NaN;
     private double byteRate = Double.NaN;
 
-    private Progress(
+    Progress(
             PrintWriter err,
             InputProgress input,
             long totalBytes,
             boolean terminal,
             Duration interval,
-            Runnable onTick) {
+            Runnable onTick,
+            LongSupplier clock) {
         this.err = err;
         this.input = input;
         this.totalBytes = totalBytes;
         this.terminal = terminal;
         this.intervalNanos = interval.toNanos();
-        this.clock = System::nanoTime;
+        this.clock = clock;
         this.onTick = onTick;
         this.start = clock.getAsLong();
         this.lastTime = start;
@@ -89,7 +93,8 @@ public final class Progress implements AutoCloseable {
                         totalBytes,
                         terminal,
                         interval != null ? interval : terminal ? TERMINAL_INTERVAL : LINE_INTERVAL,
-                        onTick);
+                        onTick,
+                        System::nanoTime);
         p.thread.start();
         return p;
     }
@@ -112,21 +117,39 @@ public final class Progress implements AutoCloseable {
                 continue;
             }
             next += intervalNanos;
-            onTick.run();
-            synchronized (this) {
-                if (!stopped) {
-                    print(line(false));
-                }
+            tick();
+        }
+    }
+
+    /** One tick: samples, then prints the line. */
+    void tick() {
+        onTick.run();
+        synchronized (this) {
+            if (!stopped) {
+                print(line(false));
             }
         }
     }
 
     /**
-     * Stops; erases the line on a terminal, else prints a last line if any was printed. A second
-     * call does nothing.
+     * Stops at the end of the run; erases the line on a terminal, else prints a last line with the
+     * totals if any line was printed. A second call (or one after {@link #stopping}) does nothing.
      */
     @Override
     public void close() {
+        close(true);
+    }
+
+    /**
+     * Stops as the run is being stopped with its state saved: erases the line on a terminal, and
+     * prints no last line. The job reads on until its savepoint is taken, so the count at this
+     * moment is not what the summary counts, and the input is not done.
+     */
+    public void stopping() {
+        close(false);
+    }
+
+    private void close(boolean lastLine) {
         synchronized (this) {
             if (stopped) {
                 return;
@@ -136,7 +159,7 @@ public final class Progress implements AutoCloseable {
             if (terminal && printed > 0) {
                 err.print("\r" + " ".repeat(width) + "\r");
                 err.flush();
-            } else if (!terminal && printed > 0) {
+            } else if (!terminal && printed > 0 && lastLine) {
                 print(line(true));
             }
         }
@@ -159,7 +182,14 @@ public final class Progress implements AutoCloseable {
         printed++;
     }
 
-    /** The line for the current counters; at the end, with the average rate of the run. */
+    /**
+     * The line for the current counters; at the end, with the average rate of the run.
+     *
+     * <p>The rates (and so the time left) start from the first sample that saw records read, not
+     * from the start of the run: until then the job was starting (a local cluster takes seconds),
+     * and the interval in which reading began was partly idle too. A rate from time 0, smoothed
+     * from there, made the first estimates of the time left 3 to 5 times too long.
+     */
     String line(boolean last) {
         long now = clock.getAsLong();
         long records = input.records();
@@ -169,12 +199,19 @@ public final class Progress implements AutoCloseable {
             double total = (now - start) / 1e9;
             recordRate = total > 0 ? records / total : Double.NaN;
             byteRate = total > 0 ? bytes / total : Double.NaN;
+        } else if (lastRecords == 0 && lastBytes == 0) {
+            // nothing read at the last sample: this one is where the rates start from
+            recordRate = Double.NaN;
+            byteRate = Double.NaN;
         } else {
-            // smoothed over about five samples, so a terminal line does not flicker
+            // smoothed over about SMOOTHING seconds, whatever the interval, so that a terminal
+            // line does not flicker and a line every 5 s follows a rate that ramps up (a weight
+            // of 0.2 per sample, at 5 s, lagged by some 20 s while a job warms up)
             double r = (records - lastRecords) / seconds;
             double b = (bytes - lastBytes) / seconds;
-            recordRate = Double.isNaN(recordRate) ? r : 0.2 * r + 0.8 * recordRate;
-            byteRate = Double.isNaN(byteRate) ? b : 0.2 * b + 0.8 * byteRate;
+            double w = 1 - Math.exp(-seconds / SMOOTHING_SECONDS);
+            recordRate = Double.isNaN(recordRate) ? r : w * r + (1 - w) * recordRate;
+            byteRate = Double.isNaN(byteRate) ? b : w * b + (1 - w) * byteRate;
         }
         lastTime = now;
         lastRecords = records;
@@ -204,7 +241,10 @@ public final class Progress implements AutoCloseable {
                             Math.floor(share * 100),
                             Bytes.human(totalBytes)));
             if (last) {
-                s.append(", done");
+                // a run that failed or was stopped is not done
+                if (bytes >= totalBytes) {
+                    s.append(", done");
+                }
             } else if (byteRate > 0 && bytes < totalBytes) {
                 s.append(", about ")
                         .append(duration((totalBytes - bytes) / byteRate))

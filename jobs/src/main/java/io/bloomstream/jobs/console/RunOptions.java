@@ -148,6 +148,7 @@ public final class RunOptions {
             String name,
             Map<String, String> settings)
             throws Exception {
+        io.requireInput();
         if (!io.execution.local) {
             if (io.keepsState()) {
                 throw new CommandLine.ParameterException(

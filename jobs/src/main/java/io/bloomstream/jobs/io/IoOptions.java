@@ -1,5 +1,6 @@
 package io.bloomstream.jobs.io;
 
+import io.bloomstream.jobs.console.FileErrors;
 import java.time.Duration;
 import java.util.List;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
@@ -270,6 +271,21 @@ public final class IoOptions {
                         + " is not a file or directory (a pipe?): Flink's file source seeks in"
                         + " its files and reads them again after a failure; write the stream to a"
                         + " file first, or send it through Kafka (--bootstrap-servers)");
+    }
+
+    /**
+     * Refuses a missing or unreadable local {@code --input}, naming it: the job failed on it only
+     * after the cluster had started. Called last, before the job runs, so that the command's other
+     * usage errors come first.
+     */
+    public void requireInput() {
+        if (!kafka() && input != null) {
+            String why = FileErrors.unreadableLocal(input);
+            // a directory is an input too: its files
+            require(
+                    why == null || why.startsWith("is a directory"),
+                    "--input " + input + ": " + why);
+        }
     }
 
     private void require(boolean ok, String message) {

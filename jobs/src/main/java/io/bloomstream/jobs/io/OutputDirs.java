@@ -1,8 +1,9 @@
 package io.bloomstream.jobs.io;
 
 import java.io.IOException;
-import java.util.Arrays;
+import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.List;
 import java.util.stream.Collectors;
 import org.apache.flink.core.fs.FileStatus;
 import org.apache.flink.core.fs.FileSystem;
@@ -23,8 +24,11 @@ public final class OutputDirs {
     private static final int NAMED = 3;
 
     /**
-     * What {@code dir} holds, for a refusal ("3 entries: _rejected, part-...-0.txt, ..."), or null
-     * when it is missing or empty (any Flink file system).
+     * What {@code dir} holds of an earlier run, for a refusal ("3 entries: _rejected,
+     * part-...-0.txt, ..."), or null when it is missing or holds no finished file (any Flink file
+     * system). A run that failed before its first checkpoint leaves only hidden in-progress part
+     * files, which no run will finish and readers skip: those, and directories holding nothing
+     * else, are not an earlier run's output.
      */
     public static String contents(String dir) throws IOException {
         Path p = new Path(dir);
@@ -36,25 +40,56 @@ public final class OutputDirs {
         if (!status.isDir()) {
             return "a file, not a directory";
         }
-        FileStatus[] entries = fs.listStatus(p);
-        if (entries == null || entries.length == 0) {
+        FileStatus[] all = fs.listStatus(p);
+        List<String> entries = new ArrayList<>();
+        for (FileStatus e : all == null ? new FileStatus[0] : all) {
+            if (!unfinished(fs, e)) {
+                entries.add(e.getPath().getName());
+            }
+        }
+        if (entries.isEmpty()) {
             return null;
         }
         String named =
-                Arrays.stream(entries)
-                        .map(e -> e.getPath().getName())
+                entries.stream()
                         .sorted(Comparator.naturalOrder())
                         .limit(NAMED)
                         .collect(Collectors.joining(", "));
-        return entries.length
-                + (entries.length == 1 ? " entry: " : " entries: ")
+        return entries.size()
+                + (entries.size() == 1 ? " entry: " : " entries: ")
                 + named
-                + (entries.length > NAMED ? ", ..." : "");
+                + (entries.size() > NAMED ? ", ..." : "");
     }
 
     /**
-     * The refusal of {@code flag dir}, or null if the run may write there: it is missing or empty,
-     * {@code append} is set, or {@code state} (may be null) recorded it as written by its runs.
+     * Whether {@code entry} is only what a run left unfinished: a hidden in-progress part file of
+     * Flink's FileSink ({@code .part-<uuid>-<n>.txt.inprogress.<uuid>}), or a directory holding
+     * nothing else (an empty {@code _rejected}, or one with such files only).
+     */
+    static boolean unfinished(FileSystem fs, FileStatus entry) throws IOException {
+        if (!entry.isDir()) {
+            return isInProgressPart(entry.getPath().getName());
+        }
+        FileStatus[] inside = fs.listStatus(entry.getPath());
+        if (inside != null) {
+            for (FileStatus e : inside) {
+                if (!unfinished(fs, e)) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    /** Whether {@code name} is the name of a FileSink's in-progress part file. */
+    static boolean isInProgressPart(String name) {
+        return name.startsWith(".part-") && name.contains(".inprogress.");
+    }
+
+    /**
+     * The refusal of {@code flag dir}, or null if the run may write there: it is missing or holds
+     * no finished file ({@link #contents}), {@code append} is set, or {@code state} (may be null)
+     * recorded it as written by its runs.
      */
     public static String refusal(String flag, String dir, boolean append, StateDir state)
             throws IOException {

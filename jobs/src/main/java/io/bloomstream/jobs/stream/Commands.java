@@ -118,7 +118,9 @@ final class Commands {
      */
     static String allRejected(CommandLine.Model.CommandSpec spec, JobExecutionResult result) {
         long in = Tally.total(result, Tally.IN);
-        long rejected = Tally.total(result, Tally.REJECTED);
+        // records only: screen's bad update commands are in _rejected too
+        long rejected =
+                Tally.total(result, Tally.REJECTED) - Tally.total(result, CountRejected.COMMANDS);
         if (in == 0 || rejected < in) {
             return null;
         }

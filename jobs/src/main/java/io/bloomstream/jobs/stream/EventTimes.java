@@ -37,14 +37,19 @@ final class EventTimes {
             Parsed p = parser.parseComplete(line);
             long time = parseTime(p.values[1], timeField);
             if (!io.bloomstream.flink.internal.EventTimes.isTimestamp(timestamp)) {
-                throw new LineParser.BadRecord(futureReason(timeField, time, maxFutureTime));
+                throw new LineParser.BadRecord(
+                        futureReason(timeField, p.values[1], time, maxFutureTime));
             }
             return p;
         };
     }
 
-    /** The reason written to {@code _rejected} for a time too far ahead of the wall clock. */
-    static String futureReason(String timeField, long time, Duration maxFutureTime) {
+    /**
+     * The reason written to {@code _rejected} for a time too far ahead of the wall clock, read from
+     * {@code text}; with a hint at the unit when the time {@link #looksLikeAnotherUnit looks like
+     * one}.
+     */
+    static String futureReason(String timeField, String text, long time, Duration maxFutureTime) {
         return "time field '"
                 + timeField
                 + "' is "
@@ -53,7 +58,32 @@ final class EventTimes {
                 + Instant.ofEpochMilli(time)
                 + "), more than --max-future-time "
                 + text(maxFutureTime)
-                + " ahead of the wall clock when read (a time in microseconds or nanoseconds?)";
+                + " ahead of the wall clock when read"
+                + (looksLikeAnotherUnit(text, time)
+                        ? " (a time in microseconds or nanoseconds?)"
+                        : "");
+    }
+
+    /** The last instant an ISO-8601 time with a four-digit year names. */
+    static final long LAST_FOUR_DIGIT_YEAR =
+            Instant.parse("9999-12-31T23:59:59.999Z").toEpochMilli();
+
+    /**
+     * Whether a time read from {@code text} looks like one in another unit than milliseconds: a
+     * number past the year 9999, as epoch microseconds of any time since 1978 and nanoseconds since
+     * 1970 are. An ISO-8601 time (the year 2999, say) is in no unit, and a number of milliseconds
+     * in the next few thousand years may be meant (a far deadline, a test's sentinel).
+     */
+    static boolean looksLikeAnotherUnit(String text, long time) {
+        if (time <= LAST_FOUR_DIGIT_YEAR || text == null) {
+            return false;
+        }
+        try {
+            Long.parseLong(text.trim());
+            return true;
+        } catch (NumberFormatException e) {
+            return false;
+        }
     }
 
     /** A duration as the flags take it: 1d, 36h, 90m, 5s or 250ms. */

@@ -61,7 +61,7 @@ public final class FrontierCommand implements Callable<Integer> {
             names = "--fpp",
             paramLabel = "P",
             converter = Rates.Converter.class,
-            description = "False-positive rate, e.g. 0.01 or 1%. Default ${DEFAULT-VALUE}.")
+            description = "False-positive rate, e.g. 0.01 or 1%%. Default ${DEFAULT-VALUE}.")
     double fpp = DedupConfig.DEFAULT_FPP;
 
     @Option(

@@ -9,6 +9,7 @@ import io.bloomstream.flink.screen.BloomScreen;
 import io.bloomstream.flink.screen.FilterUpdate;
 import io.bloomstream.flink.screen.ScreenConfig;
 import io.bloomstream.flink.screen.ScreenMatch;
+import io.bloomstream.jobs.console.FileErrors;
 import io.bloomstream.jobs.console.FilterHealth;
 import io.bloomstream.jobs.console.RunOptions;
 import io.bloomstream.jobs.io.IoOptions;
@@ -141,6 +142,10 @@ public final class ScreenCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(
                     spec.commandLine(), "--format json needs --field");
         }
+        requireReadable("--filter", filter);
+        if (updates != null) {
+            requireReadable("--updates", updates);
+        }
         if (controlTopic != null && !io.kafka()) {
             throw new CommandLine.ParameterException(
                     spec.commandLine(), "--control-topic needs --bootstrap-servers");
@@ -174,12 +179,42 @@ public final class ScreenCommand implements Callable<Integer> {
                     "clean records",
                     io.output,
                     health(filter, settings.config().hasher()),
-                    "records-flagged",
-                    "flagged to " + flaggedOutput,
-                    "records-missing-field",
-                    "missing a screened field (also in " + io.output + "/_rejected)");
+                    summaryCounts(flaggedOutput, updates != null));
         }
         return 0;
+    }
+
+    /** Refuses a local file the job would fail on after the cluster had started. */
+    private void requireReadable(String flag, String path) {
+        String why = FileErrors.unreadableLocal(path);
+        if (why != null) {
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(), flag + " " + path + ": " + why);
+        }
+    }
+
+    /** Accumulator of the records missing a screened field (rejected). */
+    static final String MISSING_FIELD = "records-missing-field";
+
+    /** Accumulator of the update commands rejected (not records: they are not in the input). */
+    static final String COMMANDS_REJECTED = CountRejected.COMMANDS;
+
+    /** The reason in {@code _rejected} of a record missing a screened field. */
+    static final String MISSING_FIELD_REASON = "screened field missing";
+
+    /**
+     * The counts the summary adds after "rejected N", which counts every line of {@code _rejected}:
+     * the flagged records, and of the rejected, those missing a screened field and (with {@code
+     * --updates}) the bad update commands.
+     */
+    static String[] summaryCounts(String flaggedOutput, boolean updates) {
+        List<String> more = new ArrayList<>();
+        more.addAll(List.of("records-flagged", "flagged to " + flaggedOutput));
+        more.addAll(List.of(MISSING_FIELD, "of the rejected missing a screened field"));
+        if (updates) {
+            more.addAll(List.of(COMMANDS_REJECTED, "of the rejected bad update commands"));
+        }
+        return more.toArray(String[]::new);
     }
 
     /**
@@ -264,14 +299,23 @@ public final class ScreenCommand implements Callable<Integer> {
                 parsed.getSideOutput(Rejects.TAG)
                         .union(
                                 clean.getSideOutput(BloomScreen.rejectedTag(Parsed.TYPE))
-                                        .map(p -> Rejects.json("screened field missing", p.raw))
+                                        .map(p -> Rejects.json(MISSING_FIELD_REASON, p.raw))
                                         .returns(Types.STRING)
                                         .name("missing-field")
                                         .uid("missing-field")
-                                        .map(new Tally<>("records-missing-field"))
+                                        .map(new Tally<>(MISSING_FIELD))
                                         .name("tally-missing")
-                                        .uid("tally-missing"),
-                                commands.getSideOutput(Rejects.TAG));
+                                        .uid("tally-missing")
+                                        .map(new CountRejected(MISSING_FIELD_REASON))
+                                        .name("tally-rejected-missing")
+                                        .uid("tally-rejected-missing"),
+                                commands.getSideOutput(Rejects.TAG)
+                                        .map(new Tally<>(COMMANDS_REJECTED))
+                                        .name("tally-commands")
+                                        .uid("tally-commands")
+                                        .map(new CountRejected(null))
+                                        .name("tally-rejected-commands")
+                                        .uid("tally-rejected-commands"));
         return new Screened(raw, flagged, rejected);
     }
 

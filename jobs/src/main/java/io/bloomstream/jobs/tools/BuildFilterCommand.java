@@ -89,7 +89,7 @@ public final class BuildFilterCommand implements Callable<Integer> {
                 required = true,
                 paramLabel = "P",
                 converter = Rates.Converter.class,
-                description = "Target false-positive rate, in (0, 1): 0.01 or 1%.")
+                description = "Target false-positive rate, in (0, 1): 0.01 or 1%%.")
         double fpp;
 
         @Option(

@@ -41,7 +41,7 @@ public final class PlanCommand implements Callable<Integer> {
             required = true,
             paramLabel = "P",
             converter = Rates.Converter.class,
-            description = "Target false-positive rate, in (0, 1): 0.01 or 1%.")
+            description = "Target false-positive rate, in (0, 1): 0.01 or 1%%.")
     double fpp;
 
     @Option(

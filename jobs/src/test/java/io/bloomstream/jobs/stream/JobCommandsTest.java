@@ -616,6 +616,83 @@ class JobCommandsTest {
     }
 
     @Test
+    void aMissingInputIsAUsageErrorThatNamesThePath() throws Exception {
+        // the job failed on it, after the cluster had started, with Flink's FileNotFoundException
+        Path missing = tmp.resolve("no-such-dir/ids.txt");
+        Path filter = Files.writeString(tmp.resolve("list.txt"), "a\n");
+        for (String command : List.of("dedup", "frontier", "count", "screen")) {
+            List<String> args =
+                    new ArrayList<>(
+                            List.of(
+                                    command,
+                                    "--input",
+                                    missing.toString(),
+                                    "--output",
+                                    tmp.resolve("out-" + command).toString()));
+            if (command.equals("screen")) {
+                args.addAll(
+                        List.of(
+                                "--filter",
+                                filter.toString(),
+                                "--flagged-output",
+                                tmp.resolve("flagged").toString()));
+            }
+            Cli c = new Cli();
+            assertThat(c.run(args.toArray(String[]::new))).as(command).isEqualTo(2);
+            assertThat(c.err.toString())
+                    .as(command)
+                    .startsWith(
+                            "error: --input " + missing + ": no such file (nor its directory)\n")
+                    .doesNotContain("Flink's log");
+            assertThat(tmp.resolve("out-" + command)).doesNotExist();
+        }
+    }
+
+    @Test
+    void aMissingFilterOrUpdatesFileOfScreenIsAUsageErrorThatNamesThePath() throws Exception {
+        Path input = Files.writeString(tmp.resolve("in.txt"), "a\nb\n");
+        Path missing = tmp.resolve("spam.bloom");
+        Cli c = new Cli();
+        assertThat(
+                        c.run(
+                                "screen",
+                                "--input",
+                                input.toString(),
+                                "--filter",
+                                missing.toString(),
+                                "--output",
+                                tmp.resolve("out").toString(),
+                                "--flagged-output",
+                                tmp.resolve("flagged").toString()))
+                .as(c.err.toString())
+                .isEqualTo(2);
+        assertThat(c.err.toString())
+                .startsWith("error: --filter " + missing + ": no such file\n")
+                .doesNotContain("Flink's log");
+        assertThat(tmp.resolve("out")).doesNotExist();
+        // and the same for its --updates file
+        Path filter = Files.writeString(tmp.resolve("list.txt"), "a\n");
+        Cli updates = new Cli();
+        assertThat(
+                        updates.run(
+                                "screen",
+                                "--input",
+                                input.toString(),
+                                "--filter",
+                                filter.toString(),
+                                "--updates",
+                                tmp.resolve("updates.txt").toString(),
+                                "--output",
+                                tmp.resolve("out").toString(),
+                                "--flagged-output",
+                                tmp.resolve("flagged").toString()))
+                .as(updates.err.toString())
+                .isEqualTo(2);
+        assertThat(updates.err.toString())
+                .startsWith("error: --updates " + tmp.resolve("updates.txt") + ": no such file\n");
+    }
+
+    @Test
     void passThroughIsRefusedWhereItWouldDropState() {
         // a pass-through run that resumed a state directory would drop the dedup filters
         Cli c = new Cli();
