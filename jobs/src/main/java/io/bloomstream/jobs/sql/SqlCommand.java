@@ -137,7 +137,7 @@ public final class SqlCommand implements Callable<Integer> {
                     // the whole script holds DIR, the directories of its jobs with it
                     lock = StateDir.lock(stateDir);
                     state = SqlStateDir.open(stateDir, spec.commandLine().getErr(), interrupted);
-                } catch (StateDir.RefusedException e) {
+                } catch (StateDir.RefusedException | IllegalStateException e) {
                     throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
                 }
             }
@@ -195,6 +195,13 @@ public final class SqlCommand implements Callable<Integer> {
                 }
                 spec.commandLine().getErr().flush();
                 return 1;
+            }
+        }
+        if (state != null) {
+            try {
+                state.finished();
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
             }
         }
         return 0;

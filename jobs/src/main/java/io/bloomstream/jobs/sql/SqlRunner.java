@@ -12,6 +12,7 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.table.api.ResultKind;
 import org.apache.flink.table.api.TableConfig;
 import org.apache.flink.table.api.TableEnvironment;
+import org.apache.flink.table.api.bridge.internal.AbstractStreamTableEnvironmentImpl;
 import org.apache.flink.table.api.internal.TableEnvironmentInternal;
 import org.apache.flink.table.api.internal.TableResultInternal;
 import org.apache.flink.table.data.RowData;
@@ -97,17 +98,31 @@ public final class SqlRunner {
             reset(reset);
             return true;
         }
-        SqlStateDir.Job job = state != null && startsJob(operation) ? state.next() : null;
+        SqlStateDir.Job job = state != null && startsJob(operation) ? state.next(statement) : null;
+        if (job != null && job.skipped()) {
+            return true;
+        }
         TableResultInternal result;
         if (job == null) {
             result = env.executeInternal(operation);
         } else {
             Configuration options = env.getConfig().getConfiguration();
+            // the planner copies the table configuration into the execution environment's
+            Map<String, String> before = executionConfiguration().toMap();
             job.options().forEach(options::setString);
             try {
                 result = env.executeInternal(operation);
             } finally {
-                job.options().keySet().forEach(options::removeKey); // not for the next statement
+                // not for the next statement: a job resuming from job N's state would fail
+                job.options().keySet().forEach(options::removeKey);
+                Configuration copied = executionConfiguration();
+                for (String key : job.options().keySet()) {
+                    if (before.containsKey(key)) {
+                        copied.setString(key, before.get(key));
+                    } else {
+                        copied.removeKey(key);
+                    }
+                }
             }
             if (result.getJobClient().isEmpty()) {
                 job = null;
@@ -126,6 +141,15 @@ public final class SqlRunner {
         }
         out.flush();
         return job == null || !job.stopped();
+    }
+
+    /**
+     * The execution environment's own configuration, into which the planner copies the table
+     * configuration at each job (and removes nothing).
+     */
+    private Configuration executionConfiguration() {
+        return (Configuration)
+                ((AbstractStreamTableEnvironmentImpl) env).execEnv().getConfiguration();
     }
 
     /** Whether the statement runs a job: a query, an INSERT or a statement set, a plan. */

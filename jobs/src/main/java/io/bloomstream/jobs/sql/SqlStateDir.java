@@ -3,8 +3,17 @@ package io.bloomstream.jobs.sql;
 import io.bloomstream.jobs.io.StateDir;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.io.Reader;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
 import java.util.Map;
+import java.util.Properties;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -20,11 +29,26 @@ import org.apache.flink.core.execution.SavepointFormatType;
  * a job that runs to its end (a bounded input) keeps nothing, since Flink restores no operator that
  * finished: its directory is emptied and the next run starts it afresh. The command holds {@code
  * DIR}'s {@link StateDir#lock} for the whole script, so a second script on it is refused.
+ *
+ * <p>A run of the script that did not reach its end ({@code kill -9}, a failed statement, Ctrl-C)
+ * is <em>interrupted</em>; the next run <em>continues</em> it: a job that ran to its end in it is
+ * not run again (its output stands), the job it stopped in resumes from its checkpoint or
+ * savepoint, the jobs after it start. {@value #RUN} records, for the run in progress, a SHA-256 of
+ * each job's statement and which jobs ran to their end (format {@value #FORMAT}); a run that
+ * reaches the end of the script deletes it, so the next run is a new one, which starts every job. A
+ * continuation is refused where a job's statement differs from the interrupted run's and that job
+ * ran to its end or resumes from a checkpoint (a recovery): its output would not be the script's.
  */
 final class SqlStateDir {
 
     /** The command recorded in the directories' manifests. */
     static final String COMMAND = "sql";
+
+    /** The record of the run in progress: its jobs' statements, and which ran to their end. */
+    static final String RUN = "run.properties";
+
+    /** The version of {@value #RUN}'s layout. */
+    static final int FORMAT = 1;
 
     /** How long to keep retrying a stop that fails (tasks still starting, say). */
     static final long STOP_TIMEOUT_MILLIS = 120_000;
@@ -32,12 +56,14 @@ final class SqlStateDir {
     private final Path dir;
     private final PrintWriter err;
     private final AtomicBoolean interrupted;
+    private final Properties run;
     private int jobs;
 
-    private SqlStateDir(Path dir, PrintWriter err, AtomicBoolean interrupted) {
+    private SqlStateDir(Path dir, PrintWriter err, AtomicBoolean interrupted, Properties run) {
         this.dir = dir;
         this.err = err;
         this.interrupted = interrupted;
+        this.run = run;
     }
 
     /**
@@ -45,11 +71,61 @@ final class SqlStateDir {
      *
      * @throws StateDir.RefusedException if the directory belongs to another command, or to nothing
      *     of bloomstream's
+     * @throws IllegalStateException if its record of an interrupted run has another format
      */
     static SqlStateDir open(Path dir, PrintWriter err, AtomicBoolean interrupted)
             throws StateDir.RefusedException, IOException {
         StateDir.open(dir, COMMAND, Map.of());
-        return new SqlStateDir(dir, err, interrupted);
+        Properties run = new Properties();
+        Path file = dir.resolve(RUN);
+        if (Files.isRegularFile(file)) {
+            try (Reader r = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+                run.load(r);
+            }
+            if (!String.valueOf(FORMAT).equals(run.getProperty("format"))) {
+                throw new IllegalStateException(
+                        "--state-dir "
+                                + dir
+                                + ": "
+                                + RUN
+                                + " has format "
+                                + run.getProperty("format")
+                                + ", this version reads format "
+                                + FORMAT);
+            }
+        }
+        return new SqlStateDir(dir, err, interrupted, run);
+    }
+
+    /** The script ran to its end: the next run is a new one, which starts every job. */
+    void finished() throws IOException {
+        Files.deleteIfExists(dir.resolve(RUN));
+    }
+
+    private void record() throws IOException {
+        run.setProperty("format", String.valueOf(FORMAT));
+        Path tmp = dir.resolve(RUN + ".tmp");
+        StringBuilder text =
+                new StringBuilder("# bloomstream sql: the jobs of this run (deleted at its end)\n");
+        // keys and values are plain (job.N, hex digests, true): no escaping; sorted, no date
+        new java.util.TreeSet<>(run.stringPropertyNames())
+                .forEach(k -> text.append(k).append('=').append(run.getProperty(k)).append('\n'));
+        try (Writer w = Files.newBufferedWriter(tmp, StandardCharsets.UTF_8)) {
+            w.write(text.toString());
+        }
+        Files.move(tmp, dir.resolve(RUN), StandardCopyOption.REPLACE_EXISTING);
+    }
+
+    /** The SHA-256 of a statement's text, without its leading and trailing white space, in hex. */
+    static String sha256(String text) {
+        try {
+            return HexFormat.of()
+                    .formatHex(
+                            MessageDigest.getInstance("SHA-256")
+                                    .digest(text.strip().getBytes(StandardCharsets.UTF_8)));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     /** Whether Ctrl-C asked the script to stop. */
@@ -57,8 +133,14 @@ final class SqlStateDir {
         return interrupted.get();
     }
 
-    /** The state of the next job the script starts. */
-    Job next() throws IOException {
+    /**
+     * The state of the next job the script starts, that of {@code statement}; {@link Job#skipped}
+     * if it ran to its end in the interrupted run this one continues.
+     *
+     * @throws IllegalStateException if the interrupted run ran another statement as this job, and
+     *     the job ran to its end or recovers from a checkpoint
+     */
+    Job next(SqlScript.Statement statement) throws IOException {
         jobs++;
         Path jobDir = dir.resolve("job-" + jobs);
         StateDir state;
@@ -67,12 +149,42 @@ final class SqlStateDir {
         } catch (StateDir.RefusedException e) {
             throw new IllegalStateException(e.getMessage(), e);
         }
-        Path restore = state.latest().orElse(null);
+        String key = "job." + jobs;
+        String hash = sha256(statement.text());
+        String was = run.getProperty(key);
+        boolean ended = Boolean.parseBoolean(run.getProperty(key + ".ended"));
+        Path restore = ended ? null : state.latest().orElse(null);
+        if (was != null
+                && !was.equals(hash)
+                && (ended || (restore != null && state.isCheckpoint(restore)))) {
+            throw new IllegalStateException(
+                    "--state-dir "
+                            + dir
+                            + ": job "
+                            + jobs
+                            + (ended
+                                    ? " ran to its end in the interrupted run"
+                                    : " recovers from the checkpoint of the killed run")
+                            + ", which ran another statement as job "
+                            + jobs
+                            + ": its output would not be this script's. Run the script as it"
+                            + " was, or start over with a new (or empty) --state-dir");
+        }
+        if (ended) {
+            say(
+                    "state: job "
+                            + jobs
+                            + " ran to its end in the interrupted run: not run again (its output"
+                            + " stands)");
+            return new Job(jobs, jobDir, state, null, true);
+        }
+        run.setProperty(key, hash);
+        record();
         say(
                 restore == null
                         ? "state: job " + jobs + " new, kept in " + jobDir
                         : "state: job " + jobs + " resuming from " + jobDir);
-        return new Job(jobs, jobDir, state, restore);
+        return new Job(jobs, jobDir, state, restore, false);
     }
 
     private void say(String line) {
@@ -86,16 +198,23 @@ final class SqlStateDir {
         private final Path jobDir;
         private final StateDir state;
         private final Map<String, String> options;
+        private final boolean skipped;
         private volatile boolean done;
         private volatile String savepoint;
         private volatile Exception stopFailure;
         private Thread watcher;
 
-        Job(int number, Path jobDir, StateDir state, Path restore) {
+        Job(int number, Path jobDir, StateDir state, Path restore, boolean skipped) {
             this.number = number;
             this.jobDir = jobDir;
             this.state = state;
             this.options = state.configuration(restore).toMap();
+            this.skipped = skipped;
+        }
+
+        /** Whether the job ran to its end in the interrupted run: it is not run again. */
+        boolean skipped() {
+            return skipped;
         }
 
         /**
@@ -180,6 +299,8 @@ final class SqlStateDir {
                                 + "); its last checkpoint, if any, stays in "
                                 + jobDir);
             } else if (normally) {
+                run.setProperty("job." + number + ".ended", "true");
+                record(); // before the state goes: a kill in between skips the job, not reruns it
                 state.clear();
                 say(
                         "state: job "

@@ -2,18 +2,15 @@ package io.bloomstream.jobs.stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.bloomstream.jobs.Await;
 import io.bloomstream.jobs.Cli;
+import io.bloomstream.jobs.Kills;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.io.TempDir;
@@ -38,9 +35,6 @@ import org.junit.jupiter.params.provider.MethodSource;
  * filters' answers are fixed by the ids (fixed seed), so the uninterrupted run is the model.
  */
 class CrashRecoveryITCase {
-
-    private static final Duration WAIT = Duration.ofSeconds(180);
-    private static final Duration POLL = Duration.ofMillis(20);
 
     @TempDir Path tmp;
 
@@ -263,11 +257,11 @@ class CrashRecoveryITCase {
         Path crashed = tmp.resolve("crashed");
         int kills = 1 + random.nextInt(2);
         for (int k = 0; k < kills; k++) {
-            killAfterACheckpoint(
+            Kills.killAfterACheckpoint(
                     args(c, input, crashed, "--checkpoint-interval", "200ms"),
-                    crashed,
-                    random.nextInt(1_000),
-                    k);
+                    crashed.resolve("state/checkpoints"),
+                    tmp.resolve("killed-" + k + ".log"),
+                    random.nextInt(1_000));
         }
         Cli recovery = new Cli();
         assertThat(recovery.run(args(c, input, crashed, "--json").toArray(String[]::new)))
@@ -277,15 +271,15 @@ class CrashRecoveryITCase {
         assertThat(hiddenFiles(crashed.resolve("out"))).isEmpty();
 
         for (String out : outputs(c)) {
-            List<String> got = sorted(Cli.readParts(crashed.resolve(out)));
-            List<String> want = sorted(Cli.readParts(model.resolve(out)));
+            List<String> got = Kills.sorted(Cli.readParts(crashed.resolve(out)));
+            List<String> want = Kills.sorted(Cli.readParts(model.resolve(out)));
             if (c.name().startsWith("count") && out.equals("out")) {
                 assertCounts(got, want);
             } else {
-                assertThat(excess(got, want))
+                assertThat(Kills.excess(got, want))
                         .as("%s: lines of %s written twice after %d kill(s)", c, out, kills)
                         .isEmpty();
-                assertThat(excess(want, got))
+                assertThat(Kills.excess(want, got))
                         .as("%s: lines of %s lost after %d kill(s)", c, out, kills)
                         .isEmpty();
             }
@@ -327,105 +321,6 @@ class CrashRecoveryITCase {
                     Math::max);
         }
         return max;
-    }
-
-    /**
-     * How many lines of sorted {@code a} are not matched in sorted {@code b}, duplicates counted,
-     * with the first few of them; empty when none.
-     */
-    private static String excess(List<String> a, List<String> b) {
-        List<String> first = new ArrayList<>();
-        long n = 0;
-        int j = 0;
-        for (String line : a) {
-            while (j < b.size() && b.get(j).compareTo(line) < 0) {
-                j++;
-            }
-            if (j < b.size() && b.get(j).equals(line)) {
-                j++;
-            } else {
-                n++;
-                if (first.size() < 5) {
-                    first.add(line);
-                }
-            }
-        }
-        return n == 0 ? "" : n + " lines, among them " + first;
-    }
-
-    private static List<String> sorted(List<String> lines) {
-        List<String> s = new ArrayList<>(lines);
-        Collections.sort(s);
-        return s;
-    }
-
-    /**
-     * Starts a run of {@code args} in a child JVM and kills it ({@code SIGKILL}) {@code
-     * delayMillis} after a checkpoint of it completed; asserts it was still running then.
-     */
-    private void killAfterACheckpoint(List<String> args, Path dir, int delayMillis, int k)
-            throws Exception {
-        Path state = dir.resolve("state");
-        long before = newestCheckpoint(state);
-        List<String> command =
-                new ArrayList<>(
-                        List.of(
-                                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                                "-Xmx1g",
-                                "-cp",
-                                System.getProperty("java.class.path"),
-                                io.bloomstream.jobs.Main.class.getName()));
-        command.addAll(args);
-        Path log = tmp.resolve("killed-" + k + ".log");
-        Process run =
-                new ProcessBuilder(command)
-                        .redirectErrorStream(true)
-                        .redirectOutput(log.toFile())
-                        .start();
-        try {
-            Await.until(
-                    "a checkpoint of the run to kill",
-                    WAIT,
-                    POLL,
-                    () -> !run.isAlive() || newestCheckpoint(state) > before);
-            long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(delayMillis);
-            while (System.nanoTime() < deadline && run.isAlive()) {
-                Thread.onSpinWait();
-            }
-            assertThat(run.isAlive())
-                    .as("the run to kill (%d ms after its checkpoint): %s", delayMillis, read(log))
-                    .isTrue();
-        } finally {
-            run.destroyForcibly(); // SIGKILL
-            assertThat(run.waitFor(60, TimeUnit.SECONDS)).isTrue();
-        }
-    }
-
-    private static String read(Path log) {
-        try {
-            return Files.readString(log);
-        } catch (java.io.IOException e) {
-            return e.toString();
-        }
-    }
-
-    /** The modification time of the newest checkpoint's metadata under {@code state}, or 0. */
-    private static long newestCheckpoint(Path state) {
-        try (var files = Files.walk(state.resolve("checkpoints"), 3)) {
-            return files.filter(p -> p.getFileName().toString().equals("_metadata"))
-                    .mapToLong(
-                            p -> {
-                                try {
-                                    return Files.getLastModifiedTime(p).toMillis();
-                                } catch (java.io.IOException e) {
-                                    return 0;
-                                }
-                            })
-                    .max()
-                    .orElse(0);
-        } catch (java.io.IOException | java.io.UncheckedIOException e) {
-            return 0; // not there yet, or a checkpoint being replaced
-        }
     }
 
     private static List<Path> hiddenFiles(Path dir) throws Exception {
