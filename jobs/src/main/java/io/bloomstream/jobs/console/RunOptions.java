@@ -5,6 +5,7 @@ import io.bloomstream.jobs.io.IoOptions;
 import io.bloomstream.jobs.io.OutputDirs;
 import io.bloomstream.jobs.io.ResumedInput;
 import io.bloomstream.jobs.io.StateDir;
+import io.bloomstream.jobs.io.StateDirLock;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -168,10 +169,10 @@ public final class RunOptions {
             refuseNonEmptyOutputs(spec, io, null);
             return runLocally(spec, io, env, name, null, null);
         }
-        StateDir.Lock lock;
+        StateDirLock lock;
         StateDir state;
         try {
-            lock = StateDir.lock(io.stateDir);
+            lock = StateDirLock.take(io.stateDir);
         } catch (StateDir.RefusedException e) {
             throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }
@@ -209,7 +210,7 @@ public final class RunOptions {
             StreamExecutionEnvironment env,
             String name,
             StateDir state,
-            StateDir.Lock lock)
+            StateDirLock lock)
             throws Exception {
         Recovery recovery = null;
         List<String> outputs = new java.util.ArrayList<>(io.fileOutputs().values());
@@ -330,7 +331,7 @@ public final class RunOptions {
      * state saved, which run (a stale lock's pid) and which checkpoint.
      */
     static String recovering(
-            IoOptions io, Path checkpoint, StateDir.Lock lock, ResumedInput.Decision input) {
+            IoOptions io, Path checkpoint, StateDirLock lock, ResumedInput.Decision input) {
         String when;
         try {
             when =

@@ -4,6 +4,7 @@ import io.bloomstream.jobs.console.Interrupts;
 import io.bloomstream.jobs.console.Logs;
 import io.bloomstream.jobs.io.ExecutionOptions;
 import io.bloomstream.jobs.io.StateDir;
+import io.bloomstream.jobs.io.StateDirLock;
 import io.bloomstream.table.BloomFunctions;
 import io.bloomstream.table.internal.DedupCallHints;
 import java.io.IOException;
@@ -129,13 +130,13 @@ public final class SqlCommand implements Callable<Integer> {
         BloomFunctions.registerAll(tableEnv);
         java.util.concurrent.atomic.AtomicBoolean interrupted =
                 stateDir != null ? Interrupts.register() : null;
-        StateDir.Lock lock = null;
+        StateDirLock lock = null;
         try {
             SqlStateDir state = null;
             if (stateDir != null) {
                 try {
                     // the whole script holds DIR, the directories of its jobs with it
-                    lock = StateDir.lock(stateDir);
+                    lock = StateDirLock.take(stateDir);
                     state = SqlStateDir.open(stateDir, spec.commandLine().getErr(), interrupted);
                 } catch (StateDir.RefusedException | IllegalStateException e) {
                     throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());

@@ -1,6 +1,7 @@
 package io.bloomstream.jobs.sql;
 
 import io.bloomstream.jobs.io.StateDir;
+import io.bloomstream.jobs.io.StateDirLock;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.Reader;
@@ -28,7 +29,7 @@ import org.apache.flink.core.execution.SavepointFormatType;
  * script after it (a second Ctrl-C quits at once); a job that fails keeps its retained checkpoints;
  * a job that runs to its end (a bounded input) keeps nothing, since Flink restores no operator that
  * finished: its directory is emptied and the next run starts it afresh. The command holds {@code
- * DIR}'s {@link StateDir#lock} for the whole script, so a second script on it is refused.
+ * DIR}'s {@link StateDirLock#take} for the whole script, so a second script on it is refused.
  *
  * <p>A run of the script that did not reach its end ({@code kill -9}, a failed statement, Ctrl-C)
  * is <em>interrupted</em>; the next run <em>continues</em> it: a job that ran to its end in it is

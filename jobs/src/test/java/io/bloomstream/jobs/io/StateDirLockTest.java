@@ -26,16 +26,16 @@ class StateDirLockTest {
     @Test
     void refusesASecondHolderInTheSameProcessAndReleasesOnClose() throws Exception {
         Path dir = tmp.resolve("state");
-        try (StateDir.Lock first = StateDir.lock(dir)) {
+        try (StateDirLock first = StateDirLock.take(dir)) {
             assertThat(first.previousPid()).isEmpty();
-            assertThatThrownBy(() -> StateDir.lock(dir))
+            assertThatThrownBy(() -> StateDirLock.take(dir))
                     .isInstanceOf(StateDir.RefusedException.class)
                     .hasMessageContaining("--state-dir " + dir + " is in use by another run")
                     .hasMessageContaining("pid " + ProcessHandle.current().pid());
             // the lock file does not make the directory "not a state directory"
             StateDir.open(dir, "dedup", Map.of());
         }
-        try (StateDir.Lock again = StateDir.lock(dir)) {
+        try (StateDirLock again = StateDirLock.take(dir)) {
             assertThat(again.previousPid()).as("released cleanly: not stale").isEmpty();
         }
     }
@@ -57,7 +57,7 @@ class StateDirLockTest {
                     new BufferedReader(
                             new InputStreamReader(holder.getInputStream(), StandardCharsets.UTF_8));
             assertThat(out.readLine()).isEqualTo("locked");
-            assertThatThrownBy(() -> StateDir.lock(dir))
+            assertThatThrownBy(() -> StateDirLock.take(dir))
                     .isInstanceOf(StateDir.RefusedException.class)
                     .hasMessageContaining("is in use by another run (pid " + holder.pid());
             // the command line refuses it before any job starts, with status 2
@@ -97,7 +97,7 @@ class StateDirLockTest {
         Files.writeString(
                 dir.resolve(StateDir.LOCK),
                 "pid=" + gone.pid() + "\nstarted=2026-11-27T09:00:00Z\n");
-        try (StateDir.Lock lock = StateDir.lock(dir)) {
+        try (StateDirLock lock = StateDirLock.take(dir)) {
             assertThat(lock.previousPid()).hasValue(gone.pid());
             assertThat(Files.readString(dir.resolve(StateDir.LOCK)))
                     .contains("pid=" + ProcessHandle.current().pid());
@@ -108,7 +108,7 @@ class StateDirLockTest {
     /** Holds the lock of the directory in {@code args[0]} until its stdin ends. */
     public static final class LockHolder {
         public static void main(String[] args) throws Exception {
-            try (StateDir.Lock lock = StateDir.lock(Path.of(args[0]))) {
+            try (StateDirLock lock = StateDirLock.take(Path.of(args[0]))) {
                 System.out.println("locked");
                 System.out.flush();
                 System.in.readAllBytes();

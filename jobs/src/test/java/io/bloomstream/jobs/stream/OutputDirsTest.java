@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.bloomstream.jobs.Cli;
 import io.bloomstream.jobs.io.OutputDirs;
 import io.bloomstream.jobs.io.StateDir;
+import io.bloomstream.jobs.io.StateDirLock;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -67,7 +68,7 @@ class OutputDirsTest {
     void aStateDirectoryMayWriteAgainWhereItsRunsWrote() throws Exception {
         Path out = Files.createDirectories(tmp.resolve("out"));
         Files.writeString(out.resolve("part-x-0.txt"), "a\n");
-        try (StateDir.Lock lock = StateDir.lock(tmp.resolve("state"))) {
+        try (StateDirLock lock = StateDirLock.take(tmp.resolve("state"))) {
             StateDir state = StateDir.open(tmp.resolve("state"), "dedup", Map.of());
             assertThat(OutputDirs.refusal("--output", out.toString(), false, state))
                     .startsWith("--output " + out + " is not empty (1 entry: part-x-0.txt)");
