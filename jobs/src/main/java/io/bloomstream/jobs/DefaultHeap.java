@@ -29,6 +29,10 @@ import java.util.regex.Pattern;
  * takes them for one ({@code Interrupts#underLauncher}), so it still stops with its state saved.
  * The child knows itself by {@value #MARKER}, which holds the launcher's process id.
  *
+ * <p>Only a JVM of its own relaunches: under {@code flink run}, whose client calls {@link
+ * Main#main} from the job jar's class loader, the command runs where it is called ({@link
+ * #ownJvm}).
+ *
  * <p>An explicit heap is any of {@code -Xmx}, {@code -Xms}, {@code -XX:MaxHeapSize}, {@code
  * -XX:InitialHeapSize}, {@code -XX:MaxRAM}, {@code -XX:MaxRAMPercentage} and the other RAM
  * fractions, among the JVM's options or in {@code JAVA_TOOL_OPTIONS}, {@code JDK_JAVA_OPTIONS} or
@@ -102,6 +106,16 @@ final class DefaultHeap {
         }
         boolean agent = all.stream().anyMatch(o -> AGENT_OPTIONS.stream().anyMatch(o::startsWith));
         return !agent && !setsHeap(all);
+    }
+
+    /**
+     * Whether the command line was loaded by the JVM's own class path ({@code java -jar}, {@code
+     * java -cp}), as a program of its own. Loaded by another class loader, it runs inside another
+     * program ({@code flink run}'s client, a cluster's job): that JVM's class path does not hold
+     * it, and its heap is that program's to size.
+     */
+    static boolean ownJvm(ClassLoader loader) {
+        return loader == ClassLoader.getSystemClassLoader();
     }
 
     /**
@@ -180,6 +194,9 @@ final class DefaultHeap {
         if (launcher != null) {
             exitWithLauncher(launcher);
             io.bloomstream.jobs.console.Interrupts.underLauncher(SAME_SIGNAL_MILLIS);
+            return OptionalInt.empty();
+        }
+        if (!ownJvm(Main.class.getClassLoader())) {
             return OptionalInt.empty();
         }
         List<String> jvmOptions = ManagementFactory.getRuntimeMXBean().getInputArguments();

@@ -10,6 +10,21 @@ import org.junit.jupiter.api.Test;
 /** Tests for {@link DefaultHeap}: when the command line starts itself again, and how. */
 class DefaultHeapTest {
 
+    /**
+     * Under {@code flink run} the client loads the job jar with a class loader of its own and calls
+     * {@code Main.main}: that JVM's class path has no {@code Main}, so a relaunch could not start
+     * ("Could not find or load main class"); the command runs where it is called.
+     */
+    @Test
+    void onlyAJvmOfItsOwnRelaunches() throws Exception {
+        assertThat(DefaultHeap.ownJvm(ClassLoader.getSystemClassLoader())).isTrue();
+        try (var jobJar =
+                new java.net.URLClassLoader(
+                        new java.net.URL[0], ClassLoader.getSystemClassLoader())) {
+            assertThat(DefaultHeap.ownJvm(jobJar)).isFalse();
+        }
+    }
+
     @Test
     void everyWayOfSizingTheHeapCountsAsExplicit() {
         for (String option :
