@@ -1,5 +1,6 @@
 package io.bloomstream.jobs.console;
 
+import io.bloomstream.jobs.io.Durations;
 import io.bloomstream.jobs.io.InputProgress;
 import io.bloomstream.jobs.io.IoOptions;
 import io.bloomstream.jobs.io.OutputDirs;
@@ -65,7 +66,7 @@ public final class RunOptions {
             names = "--progress-interval",
             hidden = true,
             paramLabel = "DURATION",
-            converter = IoOptions.DurationConverter.class)
+            converter = Durations.DurationConverter.class)
     public Duration progressInterval;
 
     /** What a finished run produced. */

@@ -35,7 +35,7 @@ public final class ExecutionOptions {
             description =
                     "Checkpoint interval, e.g. 1s, 30s (default: 1s for the stream commands, 30s"
                             + " for sql).",
-            converter = IoOptions.DurationConverter.class)
+            converter = Durations.DurationConverter.class)
     public Duration checkpointInterval;
 
     /** The checkpoint interval when {@code --checkpoint-interval} is not given. */

@@ -1,7 +1,6 @@
 package io.bloomstream.jobs.io;
 
 import io.bloomstream.jobs.console.FileErrors;
-import java.time.Duration;
 import java.util.List;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.serialization.SimpleStringSchema;
@@ -465,44 +464,5 @@ public final class IoOptions {
                 .setDeliveryGuarantee(DeliveryGuarantee.EXACTLY_ONCE)
                 .setTransactionalIdPrefix(groupId + "-" + id)
                 .build();
-    }
-
-    /** Parses durations such as 500ms, 30s, 5m, 24h, 7d or ISO-8601 (PT24H). */
-    public static final class DurationConverter implements CommandLine.ITypeConverter<Duration> {
-        @Override
-        public Duration convert(String value) {
-            return parseDuration(value);
-        }
-    }
-
-    /** See {@link DurationConverter}. */
-    public static Duration parseDuration(String value) {
-        String v = value.trim().toLowerCase(java.util.Locale.ROOT);
-        try {
-            if (v.startsWith("p")) {
-                return Duration.parse(value.trim().toUpperCase(java.util.Locale.ROOT));
-            }
-            java.util.regex.Matcher m =
-                    java.util.regex.Pattern.compile("(\\d+)\\s*(ms|s|m|h|d)").matcher(v);
-            if (m.matches()) {
-                long n = Long.parseLong(m.group(1));
-                switch (m.group(2)) {
-                    case "ms":
-                        return Duration.ofMillis(n);
-                    case "s":
-                        return Duration.ofSeconds(n);
-                    case "m":
-                        return Duration.ofMinutes(n);
-                    case "h":
-                        return Duration.ofHours(n);
-                    default:
-                        return Duration.ofDays(n);
-                }
-            }
-        } catch (RuntimeException e) {
-            // reported below
-        }
-        throw new CommandLine.TypeConversionException(
-                "'" + value + "' is not a duration (e.g. 500ms, 30s, 5m, 24h, 7d, PT24H)");
     }
 }

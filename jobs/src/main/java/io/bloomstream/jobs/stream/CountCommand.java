@@ -13,6 +13,7 @@ import io.bloomstream.jobs.console.FilterHealth;
 import io.bloomstream.jobs.console.LocalMetrics;
 import io.bloomstream.jobs.console.RunOptions;
 import io.bloomstream.jobs.io.Counts;
+import io.bloomstream.jobs.io.Durations;
 import io.bloomstream.jobs.io.IoOptions;
 import io.bloomstream.jobs.io.LineParser;
 import io.bloomstream.jobs.io.Parsed;
@@ -77,7 +78,7 @@ public final class CountCommand implements Callable<Integer> {
             paramLabel = "DURATION",
             defaultValue = DEFAULT_INTERVAL,
             description = "Emission interval, processing time (default ${DEFAULT-VALUE}).",
-            converter = IoOptions.DurationConverter.class)
+            converter = Durations.DurationConverter.class)
     Duration interval;
 
     @Option(
@@ -86,7 +87,7 @@ public final class CountCommand implements Callable<Integer> {
             description =
                     "Count per tumbling window of processing time instead (with --key-field): one"
                             + " final record per key and window, its state then freed.",
-            converter = IoOptions.DurationConverter.class)
+            converter = Durations.DurationConverter.class)
     Duration window;
 
     /**

@@ -9,6 +9,7 @@ import io.bloomstream.jobs.console.FilterHealth;
 import io.bloomstream.jobs.console.LocalMetrics;
 import io.bloomstream.jobs.console.RunOptions;
 import io.bloomstream.jobs.io.Counts;
+import io.bloomstream.jobs.io.Durations;
 import io.bloomstream.jobs.io.IoOptions;
 import io.bloomstream.jobs.io.LineParser;
 import io.bloomstream.jobs.io.Parsed;
@@ -84,7 +85,7 @@ public final class DedupCommand implements Callable<Integer> {
             description =
                     "Forget ids after this long, e.g. 24h: in processing time, or in event time"
                             + " with --time-field.",
-            converter = IoOptions.DurationConverter.class)
+            converter = Durations.DurationConverter.class)
     Duration retention;
 
     @Option(
@@ -104,7 +105,7 @@ public final class DedupCommand implements Callable<Integer> {
             description =
                     "With --time-field: how far behind the newest event time an event may arrive"
                             + " (the watermark's bound). Default 0.",
-            converter = IoOptions.DurationConverter.class)
+            converter = Durations.DurationConverter.class)
     Duration maxOutOfOrderness = Duration.ZERO;
 
     @Option(
@@ -115,7 +116,7 @@ public final class DedupCommand implements Callable<Integer> {
                             + " (default 1d). A later one (a time in microseconds, a corrupt"
                             + " field) goes to _rejected with the reason and never moves the"
                             + " watermark.",
-            converter = IoOptions.DurationConverter.class)
+            converter = Durations.DurationConverter.class)
     Duration maxFutureTime;
 
     /**
