@@ -1,15 +1,14 @@
 package io.bloomstream.table;
 
-import io.bloomstream.filter.Hash128;
-import io.bloomstream.filter.Hasher;
 import io.bloomstream.flink.TimeDomain;
 import io.bloomstream.flink.dedup.DedupConfig;
 import io.bloomstream.flink.internal.EventTimes;
-import io.bloomstream.flink.state.ExactKeys;
-import io.bloomstream.flink.state.FilterJudge;
 import io.bloomstream.table.internal.DedupArgumentChecks;
 import io.bloomstream.table.internal.DedupArguments;
+import io.bloomstream.table.internal.DedupCall;
 import io.bloomstream.table.internal.DedupStateCache;
+import io.bloomstream.table.internal.PendingRows;
+import io.bloomstream.table.internal.RowIds;
 import io.bloomstream.table.internal.SqlDedupLayout;
 import io.bloomstream.table.internal.SqlDedupState;
 import io.bloomstream.table.internal.SqlDedupStore;
@@ -38,12 +37,13 @@ import org.apache.flink.types.Row;
  * <pre>{@code
  * SELECT * FROM BLOOM_DEDUP(
  *     input => TABLE events PARTITION BY user_id,
- *     id_column => 'event_id',
+ *     id_column => 'event_id',          -- or several: 'region, user_name'
  *     expected_items => 100000,         -- distinct ids per partition key (per retention period)
  *     fpp => 0.01,
- *     state_ttl => INTERVAL '1' DAY,    -- optional (or retention =>); needs on_time
+ *     state_ttl => INTERVAL '1' DAY,    -- optional (or retention =>); zero: none
  *     reset_ttl_on_duplicate => TRUE,   -- optional; the default under state_ttl
  *     on_time => DESCRIPTOR(ts),        -- the event-time column (with a watermark)
+ *     first_by => 'EVENT_TIME',         -- optional: the default with on_time, or 'ARRIVAL'
  *     generations => 2,                 -- optional, 2 to 46; needs retention
  *     exact => FALSE,                   -- optional: TRUE, exact mode (below)
  *     uid => 'dedup-events')            -- optional: names the state for savepoints
@@ -60,22 +60,49 @@ import org.apache.flink.types.Row;
  * as it is. For a dedup over the whole table in parallel, partition by a shard of the id, {@link
  * ShardScalarFunction BLOOM_SHARD(id)} computed in a view (Flink gives a process table function
  * state per partition key, so the parallel form needs a partition column). Partitioning by the id
- * column itself (alone or with others) is refused at planning time, naming both rewrites: it would
- * keep a filter per id, more state than the exact dedup.
+ * columns themselves (alone or with others) is refused at planning time, naming both rewrites: it
+ * would keep a filter per id, more state than the exact dedup.
  *
- * <p><b>Guarantee</b>, per partition key and id, as the DataStream operator's ({@link
- * io.bloomstream.flink.dedup.BloomDedup}) with allowed lateness 0. Without retention, a row is
- * returned only if no earlier row with its id was returned: a duplicate is never returned; a first
- * occurrence is dropped only as a false positive, at a rate of at most {@code fpp} (the scalable
- * growth keeps that rate past {@code expected_items}). With {@code retention} R on the event time
- * of {@code on_time} (G generations of length L = R / (G - 1)): a row whose time is at or before
- * the current watermark is <b>late</b> and dropped, neither judged nor remembered; of the other
- * rows, two occurrences of an id less than R apart in event time are never both returned, in any
- * order of arrival; an occurrence at least R + L away from every returned one is returned unless it
- * is a false positive (rate at most fpp (2G - 1) / G for out-of-order rows). With {@code
- * reset_ttl_on_duplicate} a duplicate refreshes its id, so an id that recurs at gaps shorter than R
- * is never returned again. A key's state is freed by event-time timers once the watermark has
- * passed its generations' end + R.
+ * <p><b>Which row is an id's first</b> ({@code first_by}), as Flink's keep-first deduplication
+ * decides it:
+ *
+ * <ul>
+ *   <li>{@code 'EVENT_TIME'}, the default with {@code on_time}: Flink's {@code ROW_NUMBER() OVER
+ *       (PARTITION BY id ORDER BY rowtime) = 1} and {@code DEDUPLICATE_KEEP_FIRST} with {@code
+ *       on_time}. The row with the <b>earliest event time</b> of its id is its first, the first to
+ *       arrive among rows of equal time; it is returned when the watermark reaches its time. A row
+ *       waits in state ({@value #PENDING_STATE}) only until then: on the timer of its time, the
+ *       rows of that time are judged in their order of arrival, and only then is an id remembered.
+ *   <li>{@code 'ARRIVAL'}, and the only choice without {@code on_time} (Flink's keep-first by a
+ *       processing-time attribute): the first row to arrive is the first, returned at once, with no
+ *       latency; an earlier event time arriving later is a duplicate.
+ * </ul>
+ *
+ * <p><b>Late rows</b> (with {@code on_time}, both choices): a row whose event time is below the
+ * current watermark is late: dropped, counted in {@code bloomLate}, and it marks nothing, so a late
+ * first row of an id leaves the id unseen (Flink's rule). Flink 2.2 itself drops a row at or before
+ * the watermark before the function sees it, silently (not counted); Flink 2.3 passes them to the
+ * function (FLINK-39436), which judges a row at the watermark as Flink's own keep-first does.
+ *
+ * <p><b>Guarantee</b>, per partition key and id, of the rows judged (those not late) in the order
+ * of {@code first_by}. Without retention, a row is returned only if no earlier row with its id was
+ * returned: a duplicate is never returned; a first occurrence is dropped only as a false positive,
+ * at a rate of at most {@code fpp} (the scalable growth keeps that rate past {@code
+ * expected_items}). With {@code retention} R (G generations of length L = R / (G - 1)) on the event
+ * time of {@code on_time}, or on processing time without it (the time a row is judged): two
+ * occurrences of an id less than R apart are never both returned, in any order of arrival; an
+ * occurrence at least R + L away from every returned one is returned unless it is a false positive
+ * (rate at most fpp (2G - 1) / G for out-of-order rows). With {@code reset_ttl_on_duplicate} a
+ * duplicate refreshes its id, so an id that recurs at gaps shorter than R is never returned again.
+ * On event time a key's state is freed by event-time timers once the watermark has passed its
+ * generations' end + R. On processing time, Flink 2.2 and 2.3 give a process table function no
+ * timers: a key's expired generations are freed when the key is next seen (in the sharded form
+ * every shard is seen all the time); the state of a key never seen again stays.
+ *
+ * <p><b>Ids.</b> {@code id_column} names one column, or several separated by commas. NULL is an id
+ * like any other, one group as in Flink: its first row is returned. With several columns, the tuple
+ * of values is the id: a NULL in one column is a value of its own, and tuples are encoded so that
+ * two never meet (no separator to collide; {@code RowIds}).
  *
  * <p><b>Exact mode</b> ({@code exact => TRUE}): the same guarantee without false positives, as
  * {@link DedupConfig.Builder#exact}: each id added to a generation's filter is also kept, itself
@@ -85,16 +112,10 @@ import org.apache.flink.types.Row;
  * exact entries (their next occurrence is returned once more); switching it off leaves the entries
  * until their generation expires.
  *
- * <p><b>Late rows.</b> Flink 2.2 itself drops a row whose {@code on_time} is at or before the
- * watermark before the function sees it, silently: such rows are not counted in {@code bloomLate}.
- * Flink 2.3 passes them to the function (FLINK-39436): under retention it drops them and counts
- * them in {@code bloomLate}; without retention, where every id is remembered, it judges them like
- * any other row. An allowed lateness, which the DataStream operator has, is not an argument: on
- * Flink 2.2 it could not work.
- *
- * <p><b>Bad rows.</b> A row whose id is NULL or empty (an empty string or empty bytes) is dropped
- * and counted in the metric {@code bloomRejected} (and logged: the first ten, then every 10,000th),
- * as the DataStream operator sends it to its rejected side output; so is, under retention, a row
+ * <p><b>Bad rows.</b> A row whose one id column holds an empty string or empty bytes is dropped and
+ * counted in the metric {@code bloomRejected} (and logged: the first ten, then every 10,000th), as
+ * the DataStream operator sends it to its rejected side output (Flink would keep it as a key; here
+ * the empty id is NULL's place in the filter and in exact mode); so is, with {@code on_time}, a row
  * without an event time. Every row that reaches the function is counted in exactly one of {@code
  * bloomPassed}, {@code bloomDuplicates}, {@code bloomLate} and {@code bloomRejected} (see {@link
  * io.bloomstream.flink.dedup.DedupMetrics}).
@@ -103,13 +124,14 @@ import org.apache.flink.types.Row;
  * and its value). A name the function does not know, or one given twice, fails naming it and the
  * known ones: Calcite drops an unknown name before the function sees the call, so the check reads
  * the call as written ({@code FlinkCallContexts#argumentNames}). The arguments: {@code id_column} a
- * literal naming a STRING, BYTES or integer column of the input; {@code expected_items} a positive
- * INT literal; {@code fpp} a DECIMAL literal in (0, 1); {@code retention} a positive day-time
- * INTERVAL literal, only with {@code on_time}: Flink 2.2 gives process table functions event-time
- * timers only, so a retention on processing time (which the DataStream operator has) is rejected;
- * {@code state_ttl} the same retention under the name Flink's {@code DEDUPLICATE_KEEP_FIRST} gives
- * it (not both; zero: no retention, as in Flink); {@code reset_ttl_on_duplicate} a BOOLEAN literal,
- * only with a retention: a duplicate within the retention refreshes its id, which is then
+ * literal naming STRING, BYTES or integer columns of the input (one, or several separated by
+ * commas); {@code expected_items} a positive INT literal; {@code fpp} a DECIMAL literal in (0, 1);
+ * {@code retention} a positive day-time INTERVAL literal, on event time with {@code on_time} and on
+ * processing time without; {@code state_ttl} the same retention under the name Flink's {@code
+ * DEDUPLICATE_KEEP_FIRST} gives it (not both; zero: no retention, as in Flink); {@code first_by}
+ * 'EVENT_TIME' (only with {@code on_time}) or 'ARRIVAL', in any case; {@code
+ * reset_ttl_on_duplicate} a BOOLEAN literal, only with {@code state_ttl} (zero: no effect, as in
+ * Flink) or a retention: a duplicate within the retention refreshes its id, which is then
  * remembered R after its last occurrence, not its first (TRUE by default under {@code state_ttl},
  * as in Flink; FALSE under {@code retention}, bloomstream 0.5's behaviour); {@code generations} an
  * INT literal from 2 to 46, only with a retention; {@code shards} a positive INT literal, only with
@@ -149,8 +171,16 @@ import org.apache.flink.types.Row;
  * expected_items}, {@code fpp}, {@code retention} and {@code generations} (existing stages keep
  * their shape; a new retention applies from the restore on), but turning retention on or off fails
  * naming the field when a key is first read. Flink's state TTL ({@code table.exec.state.ttl}) does
- * not apply: every state entry declares a TTL of never ({@link #STATE_TTL}), and {@code retention}
- * frees state.
+ * not apply: every filter state entry declares a TTL of never ({@link #STATE_TTL}), and {@code
+ * retention} frees state. Under {@code first_by => 'EVENT_TIME'} the rows waiting for the watermark
+ * are in {@value #PENDING_STATE} ({@link PendingRows}: per event time, the rows in their order of
+ * arrival, each value with its own format byte and the call's arguments, so that a timer that fires
+ * after a restore before any row judges under them), declared without Flink TTL ({@link #NO_TTL}):
+ * its entries exist only between a row's arrival and the watermark passing it, so the state is
+ * bounded by the rows in flight plus the filter. A restore that changes the input's columns while
+ * rows wait is refused when their timer fires, naming both row types. Switching {@code first_by} at
+ * a restore keeps the filter state (the same layout); rows still waiting are judged when their
+ * timer fires.
  */
 @PublicEvolving
 @DataTypeHint("ROW<>")
@@ -194,15 +224,30 @@ public class DedupTableFunction extends ProcessTableFunction<Row> {
     /** The type of {@value #META_STATE}. */
     public static final String META_TYPE = SqlDedupLayout.META_TYPE;
 
+    /**
+     * Name of the per-key rows waiting for the watermark under {@code first_by => 'EVENT_TIME'}
+     * (part of the savepoint contract; see {@link PendingRows}).
+     */
+    public static final String PENDING_STATE = SqlDedupLayout.PENDING_STATE;
+
+    /**
+     * The Flink state TTL of {@value #PENDING_STATE}: none, and no TTL wrapper (a row waits only
+     * until the watermark passes it).
+     */
+    public static final String NO_TTL = "0 ms";
+
     private transient SqlDedupState state;
     private transient DedupStateCache cache;
     private transient SqlDedupStore store;
-    private transient CurrentId currentId;
+    private transient RowIds ids;
+    private transient PendingRows pending;
+    private transient DedupArguments.FirstBy firstBy;
+    private transient boolean configured;
     private transient boolean configuredByRow;
+    private transient boolean onTime;
+    private transient String idColumnName;
     private transient PartitionKey partitionKey;
     private transient EventTimes eventTimes;
-    private transient int idIndex;
-    private transient DedupArguments.IdKind idKind;
     private transient int[] keyColumns;
     private transient int[] outputColumns;
 
@@ -210,9 +255,9 @@ public class DedupTableFunction extends ProcessTableFunction<Row> {
     public void open(FunctionContext context) throws Exception {
         state = new SqlDedupState(context.getMetricGroup());
         partitionKey = new PartitionKey();
-        eventTimes = new EventTimes(LOG, "BLOOM_DEDUP with retention");
+        eventTimes = new EventTimes(LOG, "BLOOM_DEDUP with on_time");
+        configured = false;
         configuredByRow = false;
-        currentId = new CurrentId();
         cache = null; // sized by the first row's config
         store = null;
     }
@@ -226,6 +271,7 @@ public class DedupTableFunction extends ProcessTableFunction<Row> {
             @StateHint(name = META_V2_STATE, ttl = STATE_TTL) MapView<Integer, byte[]> metaView,
             @StateHint(name = PAGES_V2_STATE, ttl = STATE_TTL) MapView<Long, byte[]> pagesView,
             @StateHint(name = EXACT_STATE, ttl = STATE_TTL) MapView<String, Boolean> exactView,
+            @StateHint(name = PENDING_STATE, ttl = NO_TTL) MapView<Long, byte[]> pendingView,
             @ArgumentHint(
                             name = DedupArguments.INPUT,
                             value = {
@@ -255,11 +301,14 @@ public class DedupTableFunction extends ProcessTableFunction<Row> {
                     Duration stateTtl,
             @ArgumentHint(name = DedupArguments.RESET_TTL_ON_DUPLICATE, isOptional = true)
                     Boolean resetTtlOnDuplicate,
-            @ArgumentHint(name = DedupArguments.EXACT, isOptional = true) Boolean exact)
+            @ArgumentHint(name = DedupArguments.EXACT, isOptional = true) Boolean exact,
+            @ArgumentHint(name = DedupArguments.FIRST_BY, isOptional = true) String firstByArg)
             throws Exception {
         if (!configuredByRow) {
-            DedupConfig config =
-                    DedupArguments.config(
+            configure(
+                    ctx.tableSemanticsFor(DedupArguments.INPUT),
+                    new DedupCall(
+                            idColumn,
                             expectedItems,
                             shards,
                             fpp,
@@ -267,14 +316,102 @@ public class DedupTableFunction extends ProcessTableFunction<Row> {
                             stateTtl,
                             resetTtlOnDuplicate,
                             generations,
-                            exact);
-            state.configure(config, config.expectedItems());
-            cache = DedupStateCache.forConfig(config);
-            store = new SqlDedupStore(cache);
-            store.recordTimerConfig(config.retentionMillis(), config.generations());
-            configure(ctx.tableSemanticsFor(DedupArguments.INPUT), idColumn);
+                            exact,
+                            firstByArg));
             configuredByRow = true;
         }
+        state.recordIn();
+        DedupConfig config = state.config();
+        long time = 0;
+        long horizon = 0;
+        TimeContext<Long> timeCtx = null;
+        if (onTime) {
+            timeCtx = ctx.timeContext(Long.class);
+            Long t = eventTimes.of(timeCtx.time());
+            if (t == null) {
+                state.rejected("no event time in the on_time column", input);
+                return;
+            }
+            Long wm = timeCtx.currentWatermark();
+            long watermark = wm == null ? Long.MIN_VALUE : wm;
+            // Flink's rule: a row below the watermark is late. Flink 2.2 drops rows at or before
+            // the watermark before eval() (FLINK-39436); later versions pass them.
+            if (watermark != Long.MIN_VALUE && t < watermark) {
+                state.late("late: event time " + t + " is before watermark " + watermark, input);
+                return;
+            }
+            time = t;
+            horizon = watermark;
+        } else if (config.hasRetention()) {
+            time = System.currentTimeMillis(); // processing-time retention
+            horizon = time;
+        }
+        ids.bind(input);
+        if (!ids.usable()) {
+            state.rejected("empty id in column " + idColumnName, input);
+            return;
+        }
+        if (firstBy == DedupArguments.FirstBy.EVENT_TIME) {
+            pending.add(pendingView, time, input); // judged when the watermark passes it
+            timeCtx.registerOnTime(time);
+            return;
+        }
+        judge(input, time, horizon, timeCtx, metaRow, pageView, metaView, pagesView, exactView);
+    }
+
+    /**
+     * Configures the function for {@code call}: the first row's, or, in a timer that fires before
+     * any row reached a restored task, the call recorded with the rows it buffered.
+     */
+    private void configure(TableSemantics semantics, DedupCall call) throws Exception {
+        onTime = semantics.timeColumn() >= 0;
+        DedupConfig config = call.config(onTime);
+        firstBy = call.firstBy(onTime);
+        state.configure(config, config.expectedItems());
+        cache = DedupStateCache.forConfig(config);
+        store = new SqlDedupStore(cache);
+        if (config.timeDomain() == TimeDomain.EVENT_TIME) {
+            store.recordTimerConfig(config.retentionMillis(), config.generations());
+        }
+        DataType type = semantics.dataType();
+        List<String> names = DataType.getFieldNames(type);
+        int[] idColumns = DedupArguments.idColumns(call.idColumn(), names);
+        DedupArguments.IdKind[] kinds = new DedupArguments.IdKind[idColumns.length];
+        for (int i = 0; i < kinds.length; i++) {
+            kinds[i] =
+                    DedupArguments.idKind(
+                            DataType.getFieldDataTypes(type).get(idColumns[i]).getLogicalType());
+        }
+        ids = new RowIds(idColumns, kinds);
+        idColumnName = call.idColumn();
+        keyColumns = semantics.partitionByColumns();
+        outputColumns = new int[names.size() - keyColumns.length];
+        int j = 0;
+        for (int i = 0; i < names.size(); i++) {
+            if (!DedupArguments.contains(keyColumns, i)) {
+                outputColumns[j++] = i;
+            }
+        }
+        // Also under 'ARRIVAL': rows a restored 'EVENT_TIME' call left waiting are judged.
+        pending = new PendingRows(type, call);
+        configured = true;
+    }
+
+    /**
+     * Judges the row {@link #ids} is bound to, at {@code time}, through the cache: returns it if it
+     * is a first occurrence, and registers the cleanup timer of a generation it opened.
+     */
+    private void judge(
+            Row input,
+            long time,
+            long horizon,
+            TimeContext<Long> timeCtx,
+            Row metaRow,
+            MapView<Long, long[]> pageView,
+            MapView<Integer, byte[]> metaView,
+            MapView<Long, byte[]> pagesView,
+            MapView<String, Boolean> exactView)
+            throws Exception {
         DedupConfig config = state.config();
         Object key = DedupStateCache.keyOf(partitionColumns(input));
         if (SqlDedupLayout.versionOf(metaRow) != SqlDedupLayout.CURRENT_VERSION) {
@@ -284,67 +421,102 @@ public class DedupTableFunction extends ProcessTableFunction<Row> {
         DedupStateCache.Entry entry = cache.entry(key);
         store.bind(metaView, pagesView, exactView, entry);
         try {
-            if (judge(ctx, input, idColumn, config)) {
-                SqlDedupLayout.markRow(metaRow);
+            boolean eventTime = config.timeDomain() == TimeDomain.EVENT_TIME;
+            if (config.hasRetention() && !eventTime) {
+                // No processing-time timers for a PTF: a key's expired generations go when it is
+                // next seen.
+                state.expireAt(store, time);
+            }
+            partitionKey.row = input;
+            store.exactKey(config.exact() ? ids.exactKey() : null);
+            if (state.addIfAbsent(store, partitionKey, ids, time, horizon)) {
+                collect(project(input));
+            }
+            SqlDedupLayout.markRow(metaRow);
+            long expiry = state.newExpiry(); // one cleanup timer per key and generation
+            if (expiry != Long.MIN_VALUE && eventTime && timeCtx != null) {
+                timeCtx.registerOnTime(expiry);
             }
         } finally {
             cache.trim(entry);
         }
     }
 
-    /** Judges the row; returns whether its key's filter state was read (and maybe written). */
-    private boolean judge(Context ctx, Row input, String idColumn, DedupConfig config)
-            throws Exception {
-        state.recordIn();
-        Object id = input.getField(idIndex);
-        if (!usable(id)) {
-            state.rejected("no id (null or empty) in column " + idColumn, input);
-            return false;
-        }
-        long time = 0;
-        long horizon = 0;
-        TimeContext<Long> timeCtx = null;
-        if (config.hasRetention()) {
-            timeCtx = ctx.timeContext(Long.class);
-            Long t = eventTimes.of(timeCtx.time());
-            if (t == null) {
-                state.rejected("no event time under retention", input);
-                return false;
-            }
-            Long wm = timeCtx.currentWatermark();
-            long watermark = wm == null ? Long.MIN_VALUE : wm;
-            // Flink 2.2 drops such rows before eval() (FLINK-39436); later versions pass them.
-            if (watermark != Long.MIN_VALUE && t <= watermark) {
-                state.late("late: event time " + t + " is not after watermark " + watermark, input);
-                return false;
-            }
-            time = t;
-            horizon = watermark;
-        }
-        partitionKey.row = input;
-        currentId.id = id;
-        store.exactKey(config.exact() ? exactKey(id) : null);
-        if (state.addIfAbsent(store, partitionKey, currentId, time, horizon)) {
-            collect(project(input));
-        }
-        long expiry = state.newExpiry(); // one cleanup timer per key and generation
-        if (expiry != Long.MIN_VALUE && timeCtx != null) {
-            timeCtx.registerOnTime(expiry);
-        }
-        return true;
-    }
-
-    /** Frees the current key's expired generations (event-time timers, under retention only). */
+    /**
+     * Judges the rows that wait for this time ({@code first_by => 'EVENT_TIME'}), in their order of
+     * arrival, then frees the current key's expired generations (event-time retention only).
+     */
     public void onTimer(
             OnTimerContext ctx,
             Row metaRow,
             MapView<Long, long[]> pageView,
             MapView<Integer, byte[]> metaView,
             MapView<Long, byte[]> pagesView,
+            MapView<String, Boolean> exactView,
+            MapView<Long, byte[]> pendingView)
+            throws Exception {
+        TimeContext<Long> timeCtx = ctx.timeContext(Long.class);
+        long time = timeCtx.time();
+        byte[] waiting = pendingView.get(time);
+        if (waiting != null) {
+            if (!configured) {
+                configure(
+                        ctx.tableSemanticsFor(DedupArguments.INPUT),
+                        PendingRows.callOf(waiting, time));
+            }
+            pendingView.remove(time);
+            List<Row> rows = pending.decode(waiting, time);
+            Long wm = timeCtx.currentWatermark();
+            long horizon = wm == null ? time : Math.max(wm, time);
+            for (Row row : rows) {
+                ids.bind(row);
+                judge(
+                        row, time, horizon, timeCtx, metaRow, pageView, metaView, pagesView,
+                        exactView);
+            }
+            if (state.config().hasRetention()
+                    && state.config().timeDomain() == TimeDomain.EVENT_TIME) {
+                expire(timeCtx, metaRow, metaView, pagesView, exactView, rows.get(0));
+            }
+            return;
+        }
+        expireUncached(timeCtx, metaRow, pageView, metaView, pagesView, exactView);
+    }
+
+    /** Frees the expired generations of {@code row}'s key, through the cache. */
+    private void expire(
+            TimeContext<Long> timeCtx,
+            Row metaRow,
+            MapView<Integer, byte[]> metaView,
+            MapView<Long, byte[]> pagesView,
+            MapView<String, Boolean> exactView,
+            Row row)
+            throws Exception {
+        DedupStateCache.Entry entry = cache.entry(DedupStateCache.keyOf(partitionColumns(row)));
+        store.bind(metaView, pagesView, exactView, entry);
+        try {
+            long[] left = state.expireAt(store, timeCtx.time());
+            for (long expiry : left) {
+                timeCtx.registerOnTime(expiry);
+            }
+            if (left.length == 0) {
+                SqlDedupLayout.unmarkRow(metaRow);
+            }
+        } finally {
+            cache.trim(entry);
+        }
+    }
+
+    /** Frees the current key's expired generations, on state (a timer cannot name its key). */
+    private void expireUncached(
+            TimeContext<Long> timeCtx,
+            Row metaRow,
+            MapView<Long, long[]> pageView,
+            MapView<Integer, byte[]> metaView,
+            MapView<Long, byte[]> pagesView,
             MapView<String, Boolean> exactView)
             throws Exception {
-        // A timer cannot name its key: it reads and writes state directly, and what the cache
-        // holds of its key would be stale afterwards.
+        // What the cache holds of the timer's key would be stale afterwards.
         if (cache != null) {
             cache.clear();
         }
@@ -359,13 +531,16 @@ public class DedupTableFunction extends ProcessTableFunction<Row> {
             }
             state.configure(recorded, DedupConfig.DEFAULT_EXPECTED_ITEMS);
         }
+        if (!state.config().hasRetention()
+                || state.config().timeDomain() != TimeDomain.EVENT_TIME) {
+            return; // an emit timer whose rows are gone (judged at an earlier firing)
+        }
         if (timerStore == null) {
             timerStore = new SqlDedupStore(null);
             timerStore.recordTimerConfig(
                     state.config().retentionMillis(), state.config().generations());
         }
         timerStore.bind(metaView, pagesView, exactView, null);
-        TimeContext<Long> timeCtx = ctx.timeContext(Long.class);
         long[] left = state.expireAt(timerStore, timeCtx.time());
         for (long expiry : left) {
             timeCtx.registerOnTime(expiry);
@@ -397,98 +572,6 @@ public class DedupTableFunction extends ProcessTableFunction<Row> {
                         TimeDomain.EVENT_TIME)
                 .generations(SqlDedupLayout.timerGenerations(timerConfig))
                 .build();
-    }
-
-    private void configure(TableSemantics semantics, String idColumn) {
-        DataType type = semantics.dataType();
-        List<String> names = DataType.getFieldNames(type);
-        idIndex = names.indexOf(idColumn);
-        idKind =
-                DedupArguments.idKind(
-                        DataType.getFieldDataTypes(type).get(idIndex).getLogicalType());
-        keyColumns = semantics.partitionByColumns();
-        outputColumns = new int[names.size() - keyColumns.length];
-        int j = 0;
-        for (int i = 0; i < names.size(); i++) {
-            if (!DedupArguments.contains(keyColumns, i)) {
-                outputColumns[j++] = i;
-            }
-        }
-    }
-
-    /** Whether the row has an id: not NULL, and not an empty STRING or BYTES. */
-    private boolean usable(Object id) {
-        if (id == null) {
-            return false;
-        }
-        switch (idKind) {
-            case STRING:
-                return !((String) id).isEmpty();
-            case BYTES:
-                return ((byte[]) id).length != 0;
-            default:
-                return true;
-        }
-    }
-
-    /**
-     * The exact key of a usable id ({@link ExactKeys}): as the DataStream's IdSelectors make it,
-     * but an integer as its eight bytes ({@link ExactKeys#ofLongAsBytes}), since a {@code
-     * MapView<STRING, ...>} key is stored as UTF-8, which loses a lone surrogate.
-     */
-    private String exactKey(Object id) {
-        switch (idKind) {
-            case STRING:
-                return ExactKeys.ofString((String) id);
-            case BYTES:
-                return ExactKeys.ofBytes((byte[]) id);
-            default: // keys are stored as UTF-8 here: no 16-bit chars (see ExactKeys)
-                return ExactKeys.ofLongAsBytes(((Number) id).longValue());
-        }
-    }
-
-    /**
-     * The current row's id, hashed under its key's hasher: XXH3-64 for keys new to the state, once
-     * per row and without allocating (a STRING as its UTF-16 code units, an integer as a BIGINT,
-     * BYTES as they are); XXH3-128 for keys whose state an earlier release wrote (a STRING as its
-     * UTF-8 bytes), as that release hashed them.
-     */
-    private final class CurrentId implements FilterJudge.IdHash {
-        Object id;
-
-        @Override
-        public void hashInto(Hasher hasher, long[] out) {
-            if (hasher.is64Bit()) {
-                long h;
-                switch (idKind) {
-                    case STRING:
-                        h = hasher.hash64((String) id);
-                        break;
-                    case BYTES:
-                        byte[] b = (byte[]) id;
-                        h = hasher.hash64(b, 0, b.length);
-                        break;
-                    default:
-                        h = hasher.hash64(((Number) id).longValue());
-                }
-                out[0] = h;
-                out[1] = h;
-                return;
-            }
-            Hash128 h;
-            switch (idKind) {
-                case STRING:
-                    h = hasher.hash((String) id);
-                    break;
-                case BYTES:
-                    h = hasher.hash((byte[]) id);
-                    break;
-                default:
-                    h = hasher.hash(((Number) id).longValue());
-            }
-            out[0] = h.h1();
-            out[1] = h.h2();
-        }
     }
 
     /**

@@ -56,6 +56,22 @@ class BloomDedupArgumentsTest {
                 dedup(
                         "id_column => 'id', expected_items => 1000, fpp => 0.01,"
                                 + " state_ttl => INTERVAL '0' SECOND"));
+        // Flink's: zero with a reset is no retention; a TTL without on_time is on processing
+        // time; several id columns; the first to arrive by its name.
+        t.explainSql(
+                dedup(
+                        "id_column => 'id', expected_items => 1000, fpp => 0.01,"
+                                + " state_ttl => INTERVAL '0' SECOND,"
+                                + " reset_ttl_on_duplicate => TRUE"));
+        t.explainSql(
+                dedup(
+                        "id_column => 'id, n', expected_items => 1000, fpp => 0.01,"
+                                + " state_ttl => INTERVAL '1' HOUR"));
+        t.explainSql(
+                dedup(
+                        "id_column => 'id', expected_items => 1000, fpp => 0.01,"
+                                + " retention => INTERVAL '1' HOUR, on_time => DESCRIPTOR(ts),"
+                                + " first_by => 'arrival'"));
         assertThat(
                         t.sqlQuery(dedup("id_column => 'n', expected_items => 10, fpp => 0.5"))
                                 .getResolvedSchema()
@@ -93,7 +109,15 @@ class BloomDedupArgumentsTest {
                 "id_column => 'nope', expected_items => 10, fpp => 0.01 | argument id_column | nope",
                 "id_column => 'x', expected_items => 10, fpp => 0.01 | argument id_column | DOUBLE",
                 "id_column => 'id', expected_items => 10, fpp => 0.01,"
-                        + " retention => INTERVAL '1' DAY | argument retention | on_time",
+                        + " first_by => 'EVENT_TIME' | argument first_by 'EVENT_TIME' needs"
+                        + " on_time | 'EVENT_TIME'",
+                "id_column => 'id', expected_items => 10, fpp => 0.01, on_time => DESCRIPTOR(ts),"
+                        + " first_by => 'LAST' | argument first_by must be 'EVENT_TIME' or"
+                        + " 'ARRIVAL' | 'LAST'",
+                "id_column => 'id, nope', expected_items => 10, fpp => 0.01"
+                        + " | argument id_column must name a column | 'nope' is not",
+                "id_column => 'id,id', expected_items => 10, fpp => 0.01"
+                        + " | argument id_column names column 'id' twice | 'id,id'",
                 "id_column => 'id', expected_items => 10, fpp => 0.01,"
                         + " retention => INTERVAL '0' SECOND, on_time => DESCRIPTOR(ts)"
                         + " | argument retention | PT0S",
@@ -110,14 +134,8 @@ class BloomDedupArgumentsTest {
                         + " | arguments retention and state_ttl both name the retention"
                         + " | retention => PT24H, state_ttl => PT1H",
                 "id_column => 'id', expected_items => 10, fpp => 0.01,"
-                        + " state_ttl => INTERVAL '1' HOUR | argument state_ttl | on_time",
-                "id_column => 'id', expected_items => 10, fpp => 0.01,"
                         + " reset_ttl_on_duplicate => TRUE"
                         + " | argument reset_ttl_on_duplicate needs a retention | true",
-                "id_column => 'id', expected_items => 10, fpp => 0.01,"
-                        + " state_ttl => INTERVAL '0' SECOND, reset_ttl_on_duplicate => FALSE,"
-                        + " on_time => DESCRIPTOR(ts)"
-                        + " | argument reset_ttl_on_duplicate needs a retention | false",
                 "id_column => 'id', expected_items => 10, fpp => 0.01,"
                         + " state_ttl => INTERVAL '1' HOUR, reset_ttl_on_duplicate => 'yes',"
                         + " on_time => DESCRIPTOR(ts)"
@@ -149,7 +167,8 @@ class BloomDedupArgumentsTest {
                                         null,
                                         null,
                                         null,
-                                        null)
+                                        null,
+                                        true)
                                 .expectedItems())
                 .isEqualTo(Shards.itemsPerShard(1_000_000, 1024))
                 .isEqualTo(1103);
@@ -162,7 +181,8 @@ class BloomDedupArgumentsTest {
                                         null,
                                         null,
                                         null,
-                                        null)
+                                        null,
+                                        true)
                                 .expectedItems())
                 .isEqualTo(1_000_000);
     }
@@ -268,6 +288,7 @@ class BloomDedupArgumentsTest {
                                         null,
                                         null,
                                         null,
+                                        true,
                                         true)
                                 .exact())
                 .isTrue();
@@ -280,7 +301,8 @@ class BloomDedupArgumentsTest {
                                         null,
                                         null,
                                         null,
-                                        null)
+                                        null,
+                                        true)
                                 .exact())
                 .isFalse();
         t.explainSql(
@@ -298,7 +320,8 @@ class BloomDedupArgumentsTest {
                         e ->
                                 assertThat(messages(e))
                                         .contains("unknown argument exakt (did you mean exact?)")
-                                        .contains("reset_ttl_on_duplicate, exact, on_time, uid"));
+                                        .contains(
+                                                "reset_ttl_on_duplicate, exact, first_by, on_time, uid"));
         assertThatThrownBy(
                         () ->
                                 t.explainSql(

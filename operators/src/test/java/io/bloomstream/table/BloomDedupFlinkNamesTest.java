@@ -93,6 +93,6 @@ class BloomDedupFlinkNamesTest {
                 "SELECT * FROM BLOOM_DEDUP(input => TABLE events PARTITION BY k,"
                         + " id_column => 'id', expected_items => 1000, fpp => 0.01, "
                         + args
-                        + ", generations => 11, on_time => DESCRIPTOR(ts))");
+                        + ", generations => 11, on_time => DESCRIPTOR(ts), first_by => 'ARRIVAL')");
     }
 }

@@ -41,7 +41,7 @@ class DedupCallHintsTest {
                         + " | DEFAULT is only allowed for optional parameters"
                         + " | BLOOM_DEDUP: unknown argument inpt (did you mean input?); the"
                         + " arguments are input, id_column, expected_items, fpp, retention,"
-                        + " generations, shards, state_ttl, reset_ttl_on_duplicate, exact,"
+                        + " generations, shards, state_ttl, reset_ttl_on_duplicate, exact, first_by,"
                         + " on_time, uid",
                 "id_column => 'id', expected_items => 10, fpp => 0.01"
                         + " | DEFAULT is only allowed for optional parameters"

@@ -30,9 +30,7 @@ import org.apache.flink.types.Row;
 import org.apache.flink.types.RowKind;
 import org.apache.flink.util.CloseableIterator;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.condition.DisabledIf;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -42,9 +40,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * ROW_NUMBER}), with their input rows and expected rows. Each case first runs Flink's {@code
  * ROW_NUMBER ... ORDER BY} keep-first query on the same input and asserts Flink's expected rows
  * (the port is right), then {@code BLOOM_DEDUP(..., exact => TRUE)} with Flink's key as its {@code
- * id_column}. Cases where {@code BLOOM_DEDUP} does not give Flink's rows yet are disabled, naming
- * what it gives. The timed inputs have Flink's watermark {@code ts - 10 s}, emitted after every row
- * (as Flink's test source emits it), so a row below it is late as in Flink's test.
+ * id_column} (several columns as a list). The timed inputs have Flink's watermark {@code ts - 10
+ * s}, emitted after every row (as Flink's test source emits it), so a row below it is late as in
+ * Flink's test.
  */
 class FlinkKeepFirstSuiteITCase {
 
@@ -112,14 +110,9 @@ class FlinkKeepFirstSuiteITCase {
                 Row.of("Alice", "click"));
     }
 
-    /**
-     * DeduplicateKeepFirstTestPrograms.MULTI_COLUMN_KEY, the two columns joined into one id in a
-     * view (BLOOM_DEDUP takes one id column): Flink's rows. The join is not Flink's key: a NULL in
-     * either column makes the id NULL, and a separator inside a value can collide; neither occurs
-     * in these rows.
-     */
+    /** DeduplicateKeepFirstTestPrograms.MULTI_COLUMN_KEY: both columns in id_column. */
     @Test
-    void multiColumnKeyThroughAJoinedId() throws Exception {
+    void multiColumnKey() throws Exception {
         String v =
                 view(
                         "region STRING, user_name STRING, action STRING",
@@ -127,23 +120,53 @@ class FlinkKeepFirstSuiteITCase {
                         Row.of("EU", "Vas", "click"),
                         Row.of("US", "Vas", "signup"),
                         Row.of("EU", "Alice", "view"));
-        String k = joinedIdView(v, "region || '|' || user_name");
         assertKeepFirst(
                 rowNumber(v, "region, user_name", "region, user_name, action", "pt"),
-                bloomDedup(k, "k", "region, user_name, action", ""),
+                bloomDedup(v, "region, user_name", "region, user_name, action", ""),
                 Row.of("EU", "Vas", "login"),
                 Row.of("US", "Vas", "signup"),
                 Row.of("EU", "Alice", "view"));
     }
 
-    /** DeduplicateKeepFirstTestPrograms.WHOLE_ROW_KEY, every column joined into one id. */
+    /**
+     * Beyond Flink's cases: a key of several columns keeps a NULL in one column apart from every
+     * value and from a NULL in another, and values that a joined id would make equal ("a|b" + "c"
+     * and "a" + "b|c", "" + NULL and NULL + "") stay apart, as in Flink's key.
+     */
     @Test
-    void wholeRowKeyThroughAJoinedId() throws Exception {
+    void multiColumnKeyKeepsNullsApartAndCannotCollide() throws Exception {
+        String v =
+                view(
+                        "region STRING, user_name STRING, action STRING",
+                        Row.of("a|b", "c", "1"),
+                        Row.of("a", "b|c", "2"),
+                        Row.of(null, "c", "3"),
+                        Row.of("c", null, "4"),
+                        Row.of(null, null, "5"),
+                        Row.of("", null, "6"),
+                        Row.of(null, "", "7"),
+                        Row.of(null, "c", "8"),
+                        Row.of("a", "b|c", "9"),
+                        Row.of(null, null, "10"));
+        assertKeepFirst(
+                rowNumber(v, "region, user_name", "region, user_name, action", "pt"),
+                bloomDedup(v, "region, user_name", "region, user_name, action", ""),
+                Row.of("a|b", "c", "1"),
+                Row.of("a", "b|c", "2"),
+                Row.of(null, "c", "3"),
+                Row.of("c", null, "4"),
+                Row.of(null, null, "5"),
+                Row.of("", null, "6"),
+                Row.of(null, "", "7"));
+    }
+
+    /** DeduplicateKeepFirstTestPrograms.WHOLE_ROW_KEY: every column in id_column. */
+    @Test
+    void wholeRowKey() throws Exception {
         String v = view(USER_EVENTS, Row.of("Vas", "login"), Row.of("Vas", "login"));
-        String k = joinedIdView(v, "user_name || '|' || action");
         assertKeepFirst(
                 rowNumber(v, "user_name, action", "user_name, action", "pt"),
-                bloomDedup(k, "k", "user_name, action", ""),
+                bloomDedup(v, "user_name, action", "user_name, action", ""),
                 Row.of("Vas", "login"));
     }
 
@@ -217,13 +240,8 @@ class FlinkKeepFirstSuiteITCase {
                 ORDERS_FIRST);
     }
 
-    // ---- Cases BLOOM_DEDUP does not give Flink's rows for yet (issue 40) ----
-
     /** DeduplicateKeepFirstTestPrograms.NULL_KEY. */
     @Test
-    @Disabled(
-            "issue 40: a NULL id is dropped (counted in bloomRejected), not a group of its own:"
-                    + " BLOOM_DEDUP gives only (Vas, click)")
     void nullKey() throws Exception {
         String v =
                 view(
@@ -240,10 +258,6 @@ class FlinkKeepFirstSuiteITCase {
 
     /** DeduplicateKeepFirstTestPrograms.RESET_WITH_ZERO_TTL. */
     @Test
-    @Disabled(
-            "issue 40: state_ttl 0 is no retention, and reset_ttl_on_duplicate => TRUE is refused"
-                    + " without one at planning (ValidationException 'argument"
-                    + " reset_ttl_on_duplicate needs a retention'), no rows")
     void resetWithZeroTtl() throws Exception {
         String v =
                 view(
@@ -265,10 +279,6 @@ class FlinkKeepFirstSuiteITCase {
 
     /** DeduplicateKeepFirstTestPrograms.NO_TTL_RESET. */
     @Test
-    @Disabled(
-            "issue 40: state_ttl without on_time (Flink: a processing-time retention) is refused"
-                    + " at planning (ValidationException 'argument state_ttl needs on_time =>"
-                    + " DESCRIPTOR(time_column)'), no rows")
     void noTtlReset() throws Exception {
         String v =
                 view(
@@ -288,10 +298,6 @@ class FlinkKeepFirstSuiteITCase {
 
     /** DeduplicateKeepFirstTestPrograms.TABLE_API_WITH_ARGS. */
     @Test
-    @Disabled(
-            "issue 40: state_ttl without on_time (Flink: a processing-time retention) is refused"
-                    + " at planning (ValidationException 'argument state_ttl needs on_time =>"
-                    + " DESCRIPTOR(time_column)'), no rows")
     void tableApiWithArgs() throws Exception {
         String v = view(USER_EVENTS, Row.of("Vas", "login"), Row.of("Vas", "click"));
         Table out =
@@ -310,9 +316,6 @@ class FlinkKeepFirstSuiteITCase {
 
     /** DeduplicateKeepFirstTestPrograms.EVENT_TIME. */
     @Test
-    @Disabled(
-            "issue 40: the first row to arrive wins, not the earliest event time:"
-                    + " BLOOM_DEDUP gives (Vas, login) at 3 s, Flink (Vas, click) at 1 s")
     void eventTime() throws Exception {
         String v =
                 view(
@@ -328,10 +331,6 @@ class FlinkKeepFirstSuiteITCase {
 
     /** DeduplicateKeepFirstTestPrograms.EVENT_TIME_MULTI_KEY. */
     @Test
-    @Disabled(
-            "issue 40: the first row to arrive wins, not the earliest event time:"
-                    + " BLOOM_DEDUP gives (Carol, Comment#2, 0.003 s) where Flink gives"
-                    + " (Carol, Comment#3, 0.002 s); Alice, Bob and Dave agree")
     void eventTimeMultiKey() throws Exception {
         String v =
                 view(
@@ -360,14 +359,6 @@ class FlinkKeepFirstSuiteITCase {
 
     /** DeduplicateKeepFirstTestPrograms.EVENT_TIME_LATE_DROPPED: runs on 2.2, where it passes. */
     @Test
-    @DisabledIf(
-            value = "io.bloomstream.table.LateRowsAcrossFlinkVersionsTest#flinkPassesLateRows",
-            disabledReason =
-                    "issue 40: Flink drops a row below the watermark and a late first row does not"
-                            + " mark its key; on 2.3 BLOOM_DEDUP without a retention judges a late"
-                            + " row like any other and gives (Bob, early), (Carol, late) where Flink"
-                            + " gives (Carol, on-time). On 2.2 Flink drops late rows before the"
-                            + " function: Flink's rows, and the test runs")
     void eventTimeLateDropped() throws Exception {
         String v =
                 view(

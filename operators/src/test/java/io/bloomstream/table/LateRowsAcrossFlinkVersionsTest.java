@@ -18,13 +18,16 @@ import org.apache.flink.table.data.StringData;
 import org.apache.flink.table.data.TimestampData;
 import org.apache.flink.types.Row;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * Tests for {@link DedupTableFunction} with rows at or before the watermark, on the Flink this test
- * runs on: the operators' suites run it on the default line (2.3) and the {@code flink-2.2} module
- * on 2.2. Flink 2.2 drops such a row before {@code eval()} (its {@code
- * ProcessTableRunner.processEval} returns early for {@code rowtime <= watermark}); Flink 2.3 passes
- * it to {@code eval()} (FLINK-39436, FLIP-565). Each case asserts what its line does.
+ * Tests for {@link DedupTableFunction} (first by arrival, to see each row's fate at once) with rows
+ * at or before the watermark, on the Flink this test runs on: the operators' suites run it on the
+ * default line (2.3) and the {@code flink-2.2} module on 2.2. Flink 2.2 drops such a row before
+ * {@code eval()} (its {@code ProcessTableRunner.processEval} returns early for {@code rowtime <=
+ * watermark}); Flink 2.3 passes it to {@code eval()} (FLINK-39436, FLIP-565). Each case asserts
+ * what its line does.
  */
 class LateRowsAcrossFlinkVersionsTest {
 
@@ -43,51 +46,29 @@ class LateRowsAcrossFlinkVersionsTest {
         assertThat(EnvironmentInformation.getVersion()).matches("2\\.[23]\\..*");
     }
 
-    @Test
-    void underRetentionALateRowIsDroppedAndCountedWhereFlinkPassesIt() throws Exception {
-        try (Run run = new Run(RETENTION)) {
+    /**
+     * Flink's rule, with or without a retention: a row below the watermark is late, dropped, and
+     * marks nothing; a row at the watermark is judged. Flink 2.2 drops both before {@code eval()},
+     * silently; 2.3 passes both, and the function counts the late one in {@code bloomLate}.
+     */
+    @ParameterizedTest(name = "retention: [{0}]")
+    @ValueSource(strings = {"", RETENTION})
+    void aRowBelowTheWatermarkIsLateAndARowAtItIsJudgedWhereFlinkPassesIt(String retention)
+            throws Exception {
+        try (Run run = new Run(retention)) {
             assertThat(run.row("a", 5_000)).containsExactly("a");
             run.watermark(10_000);
 
-            assertThat(run.row("b", 9_000)).isEmpty();
-            assertThat(run.row("a", 10_000)).isEmpty();
+            assertThat(run.row("b", 9_000)).isEmpty(); // late, and b stays unseen
+            assertThat(run.row("a", 9_500)).isEmpty(); // late
+            List<String> atWatermark = run.row("c", 10_000);
 
-            assertThat(run.metrics.count(DedupMetrics.PASSED)).isEqualTo(1);
-            assertThat(run.metrics.count(DedupMetrics.DUPLICATES)).isZero();
-            // 2.3: both reach eval() and the function drops them as late, counted;
-            // 2.2: Flink drops them before eval(), silently.
             assertThat(run.metrics.count(DedupMetrics.LATE))
                     .isEqualTo(flinkPassesLateRows() ? 2 : 0);
-
-            // A row after the watermark is judged on both lines.
+            assertThat(atWatermark).isEqualTo(flinkPassesLateRows() ? List.of("c") : List.of());
+            assertThat(run.metrics.count(DedupMetrics.DUPLICATES)).isZero();
+            // The late row did not mark b: its next row after the watermark is a first.
             assertThat(run.row("b", 10_001)).containsExactly("b");
-        }
-    }
-
-    @Test
-    void withoutRetentionALateRowIsJudgedWhereFlinkPassesIt() throws Exception {
-        try (Run run = new Run("")) {
-            assertThat(run.row("a", 5_000)).containsExactly("a");
-            run.watermark(10_000);
-
-            List<String> lateFirst = run.row("b", 9_000);
-            List<String> lateRepeat = run.row("a", 9_500);
-
-            if (flinkPassesLateRows()) {
-                // Without retention the filter remembers every id: a late row is judged like any.
-                assertThat(lateFirst).containsExactly("b");
-                assertThat(lateRepeat).isEmpty();
-                assertThat(run.metrics.count(DedupMetrics.PASSED)).isEqualTo(2);
-                assertThat(run.metrics.count(DedupMetrics.DUPLICATES)).isEqualTo(1);
-            } else {
-                assertThat(lateFirst).isEmpty();
-                assertThat(lateRepeat).isEmpty();
-                assertThat(run.metrics.count(DedupMetrics.PASSED)).isEqualTo(1);
-                assertThat(run.metrics.count(DedupMetrics.DUPLICATES)).isZero();
-            }
-            assertThat(run.metrics.count(DedupMetrics.LATE)).isZero();
-            assertThat(run.row("b", 10_001))
-                    .isEqualTo(flinkPassesLateRows() ? List.of() : List.of("b"));
         }
     }
 
@@ -124,7 +105,7 @@ class LateRowsAcrossFlinkVersionsTest {
                             "SELECT * FROM BLOOM_DEDUP(input => TABLE events PARTITION BY k,"
                                     + " id_column => 'id', expected_items => 1000, fpp => 0.01"
                                     + retention
-                                    + ", on_time => DESCRIPTOR(ts))");
+                                    + ", on_time => DESCRIPTOR(ts), first_by => 'ARRIVAL')");
             harness = new PtfHarness(plan, metrics.environment());
             harness.setupOutput();
             harness.open();

@@ -2,6 +2,7 @@ package io.bloomstream.table.internal;
 
 import static io.bloomstream.table.internal.DedupArguments.EXACT;
 import static io.bloomstream.table.internal.DedupArguments.EXPECTED_ITEMS;
+import static io.bloomstream.table.internal.DedupArguments.FIRST_BY;
 import static io.bloomstream.table.internal.DedupArguments.FPP;
 import static io.bloomstream.table.internal.DedupArguments.FUNCTION;
 import static io.bloomstream.table.internal.DedupArguments.GENERATIONS;
@@ -9,6 +10,7 @@ import static io.bloomstream.table.internal.DedupArguments.ID_COLUMN;
 import static io.bloomstream.table.internal.DedupArguments.INPUT;
 import static io.bloomstream.table.internal.DedupArguments.POS_EXACT;
 import static io.bloomstream.table.internal.DedupArguments.POS_EXPECTED_ITEMS;
+import static io.bloomstream.table.internal.DedupArguments.POS_FIRST_BY;
 import static io.bloomstream.table.internal.DedupArguments.POS_FPP;
 import static io.bloomstream.table.internal.DedupArguments.POS_GENERATIONS;
 import static io.bloomstream.table.internal.DedupArguments.POS_ID_COLUMN;
@@ -25,9 +27,10 @@ import static io.bloomstream.table.internal.DedupArguments.STATE_TTL;
 import static io.bloomstream.table.internal.DedupArguments.bad;
 import static io.bloomstream.table.internal.DedupArguments.config;
 import static io.bloomstream.table.internal.DedupArguments.contains;
+import static io.bloomstream.table.internal.DedupArguments.firstBy;
+import static io.bloomstream.table.internal.DedupArguments.idColumns;
 import static io.bloomstream.table.internal.DedupArguments.idKind;
 
-import io.bloomstream.flink.dedup.DedupConfig;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.List;
@@ -119,18 +122,16 @@ public final class DedupArgumentChecks implements InputTypeStrategy {
             return; // refused by the output type strategy, after the names (see required)
         }
         List<String> names = DataType.getFieldNames(input);
-        int index = names.indexOf(id);
-        if (index < 0) {
-            throw bad(ID_COLUMN, "must name a column of the input " + names, "'" + id + "'");
-        }
+        int[] ids = idColumns(id, names);
         int[] keys =
                 call.getTableSemantics(POS_INPUT)
                         .map(TableSemantics::partitionByColumns)
                         .orElse(new int[0]);
-        if (contains(keys, index)) {
+        if (containsAll(keys, ids)) {
             throw new IllegalArgumentException(
                     FUNCTION
-                            + ": the input is partitioned by its id column '"
+                            + ": the input is partitioned by its id column"
+                            + (ids.length > 1 ? "s '" : " '")
                             + id
                             + "' (PARTITION BY "
                             + partitionBy(names, keys)
@@ -143,12 +144,14 @@ public final class DedupArgumentChecks implements InputTypeStrategy {
                             + " shard (parallel); or call it without PARTITION BY (the whole"
                             + " input on one task)");
         }
-        LogicalType idType = DataType.getFieldDataTypes(input).get(index).getLogicalType();
-        if (idKind(idType) == null) {
-            throw bad(
-                    ID_COLUMN,
-                    "must name a STRING, BYTES or integer column",
-                    "'" + id + "' of type " + idType.asSummaryString());
+        for (int index : ids) {
+            LogicalType idType = DataType.getFieldDataTypes(input).get(index).getLogicalType();
+            if (idKind(idType) == null) {
+                throw bad(
+                        ID_COLUMN,
+                        "must name STRING, BYTES or integer columns",
+                        "'" + names.get(index) + "' of type " + idType.asSummaryString());
+            }
         }
         // Flink 2.2 passes scalar literals of a process table function to eval() uncast, so
         // each
@@ -167,6 +170,12 @@ public final class DedupArgumentChecks implements InputTypeStrategy {
         BigDecimal generations =
                 typed(call, POS_GENERATIONS, GENERATIONS, LogicalTypeRoot.INTEGER, "an INT");
         BigDecimal shards = typed(call, POS_SHARDS, SHARDS, LogicalTypeRoot.INTEGER, "an INT");
+        String firstBy = literal(call, POS_FIRST_BY, FIRST_BY, String.class);
+        // Code generation checks the call again without the system arguments: on_time was
+        // checked at validation, and what depends on it is not checked again.
+        boolean systemArgs = call.getArgumentDataTypes().size() > POS_ON_TIME;
+        boolean onTime = !systemArgs || hasOnTime(call);
+        firstBy(firstBy, onTime);
         if (shards != null && keys.length == 0) {
             throw bad(
                     SHARDS,
@@ -178,27 +187,26 @@ public final class DedupArgumentChecks implements InputTypeStrategy {
                             + " expected_items counts its ids",
                     shards);
         }
-        DedupConfig config =
-                config(
-                        items.intValue(),
-                        shards == null ? null : shards.intValue(),
-                        fpp,
-                        retention,
-                        stateTtl,
-                        reset,
-                        generations == null ? null : generations.intValue(),
-                        exact);
-        // Code generation checks the call again without the system arguments: on_time was
-        // checked at validation.
-        boolean systemArgs = call.getArgumentDataTypes().size() > POS_ON_TIME;
-        if (config.hasRetention() && systemArgs && !hasOnTime(call)) {
-            throw bad(
-                    retention != null ? RETENTION : STATE_TTL,
-                    "needs on_time => DESCRIPTOR(time_column): the retention is on event time"
-                            + " only (Flink 2.2 gives process table functions no"
-                            + " processing-time timers)",
-                    retention != null ? retention : stateTtl);
+        config(
+                items.intValue(),
+                shards == null ? null : shards.intValue(),
+                fpp,
+                retention,
+                stateTtl,
+                reset,
+                generations == null ? null : generations.intValue(),
+                exact,
+                onTime);
+    }
+
+    /** Whether {@code keys} holds every one of {@code ids}. */
+    private static boolean containsAll(int[] keys, int[] ids) {
+        for (int id : ids) {
+            if (!contains(keys, id)) {
+                return false;
+            }
         }
+        return true;
     }
 
     private static boolean hasOnTime(CallContext call) {
@@ -327,6 +335,7 @@ public final class DedupArgumentChecks implements InputTypeStrategy {
                         Signature.Argument.of(SHARDS, "INT (optional)"),
                         Signature.Argument.of(STATE_TTL, "INTERVAL (optional)"),
                         Signature.Argument.of(RESET_TTL_ON_DUPLICATE, "BOOLEAN (optional)"),
-                        Signature.Argument.of(EXACT, "BOOLEAN (optional)")));
+                        Signature.Argument.of(EXACT, "BOOLEAN (optional)"),
+                        Signature.Argument.of(FIRST_BY, "STRING (optional)")));
     }
 }

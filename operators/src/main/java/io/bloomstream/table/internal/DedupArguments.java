@@ -40,6 +40,7 @@ public final class DedupArguments {
     public static final String STATE_TTL = "state_ttl";
     public static final String RESET_TTL_ON_DUPLICATE = "reset_ttl_on_duplicate";
     public static final String EXACT = "exact";
+    public static final String FIRST_BY = "first_by";
 
     /**
      * The type of interval arguments: the type Flink gives every day-time interval literal, so that
@@ -58,7 +59,8 @@ public final class DedupArguments {
     static final int POS_STATE_TTL = 7;
     static final int POS_RESET_TTL_ON_DUPLICATE = 8;
     static final int POS_EXACT = 9;
-    static final int POS_ON_TIME = 10;
+    static final int POS_FIRST_BY = 10;
+    static final int POS_ON_TIME = 11;
 
     private DedupArguments() {}
 
@@ -82,6 +84,8 @@ public final class DedupArguments {
      * @param resetTtlOnDuplicate {@code reset_ttl_on_duplicate}, or null for its default
      * @param generations {@code generations}, or null
      * @param exact {@code exact}: exact mode ({@link DedupConfig.Builder#exact}), or null for false
+     * @param onTime whether the call names an event-time column ({@code on_time}): a retention is
+     *     then on event time, else on processing time
      * @throws IllegalArgumentException naming the argument and its value
      */
     public static DedupConfig config(
@@ -92,7 +96,8 @@ public final class DedupArguments {
             Duration stateTtl,
             Boolean resetTtlOnDuplicate,
             Integer generations,
-            Boolean exact) {
+            Boolean exact,
+            boolean onTime) {
         if (expectedItems == null || expectedItems < 1) {
             throw bad(EXPECTED_ITEMS, "must be a positive INT", expectedItems);
         }
@@ -134,7 +139,9 @@ public final class DedupArguments {
             if (generations != null) {
                 throw bad(GENERATIONS, "needs a retention (state_ttl or retention)", generations);
             }
-            if (resetTtlOnDuplicate != null) {
+            if (resetTtlOnDuplicate != null && stateTtl == null) {
+                // Under state_ttl, zero, it means nothing, as in Flink; beside retention it is
+                // a mistake.
                 throw bad(
                         RESET_TTL_ON_DUPLICATE,
                         "needs a retention (state_ttl or retention): without one every id is"
@@ -147,7 +154,7 @@ public final class DedupArguments {
             throw bad(name, "must be a positive interval of at least 1 ms", r);
         }
         try {
-            b.retention(r, TimeDomain.EVENT_TIME);
+            b.retention(r, onTime ? TimeDomain.EVENT_TIME : TimeDomain.PROCESSING_TIME);
         } catch (IllegalArgumentException e) {
             throw bad(name, "must be from 1 ms to 100 years", r);
         }
@@ -161,6 +168,78 @@ public final class DedupArguments {
         b.resetRetentionOnDuplicate(
                 resetTtlOnDuplicate != null ? resetTtlOnDuplicate : stateTtl != null);
         return b.build(); // generations and retention alone always fit (checked by the builder)
+    }
+
+    /**
+     * Which row of an id is its first ({@value #FIRST_BY}): the earliest in event time, emitted
+     * when the watermark passes it (Flink's keep-first by a rowtime), or the first to arrive,
+     * emitted at once.
+     */
+    public enum FirstBy {
+        EVENT_TIME,
+        ARRIVAL
+    }
+
+    /**
+     * The {@value #FIRST_BY} of a call: {@code firstBy} ('EVENT_TIME' or 'ARRIVAL', in any case),
+     * or by default EVENT_TIME with {@code on_time} and ARRIVAL without.
+     *
+     * @throws IllegalArgumentException for another value, or EVENT_TIME without {@code on_time}
+     */
+    public static FirstBy firstBy(String firstBy, boolean onTime) {
+        if (firstBy == null) {
+            return onTime ? FirstBy.EVENT_TIME : FirstBy.ARRIVAL;
+        }
+        FirstBy f;
+        try {
+            f = FirstBy.valueOf(firstBy.trim().toUpperCase(java.util.Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw bad(FIRST_BY, "must be 'EVENT_TIME' or 'ARRIVAL'", "'" + firstBy + "'");
+        }
+        if (f == FirstBy.EVENT_TIME && !onTime) {
+            throw bad(
+                    FIRST_BY,
+                    "'EVENT_TIME' needs on_time => DESCRIPTOR(time_column); without it the first"
+                            + " row to arrive is the first",
+                    "'" + firstBy + "'");
+        }
+        return f;
+    }
+
+    /**
+     * The positions of the id columns {@code idColumn} names in {@code names}: one column, or
+     * several separated by commas ({@code 'region, user_name'}); a name that is itself a column (a
+     * comma in a quoted name) is that one column.
+     *
+     * @throws IllegalArgumentException naming a column that is not in {@code names}, or given twice
+     */
+    public static int[] idColumns(String idColumn, List<String> names) {
+        int whole = names.indexOf(idColumn);
+        if (whole >= 0) {
+            return new int[] {whole};
+        }
+        String[] parts = idColumn.split(",", -1);
+        int[] columns = new int[parts.length];
+        for (int i = 0; i < parts.length; i++) {
+            String name = parts[i].trim();
+            columns[i] = names.indexOf(name);
+            if (columns[i] < 0) {
+                throw bad(
+                        ID_COLUMN,
+                        "must name a column of the input "
+                                + names
+                                + (parts.length > 1
+                                        ? ", or several separated by commas; '" + name + "' is not"
+                                        : ""),
+                        "'" + idColumn + "'");
+            }
+            for (int j = 0; j < i; j++) {
+                if (columns[j] == columns[i]) {
+                    throw bad(ID_COLUMN, "names column '" + name + "' twice", "'" + idColumn + "'");
+                }
+            }
+        }
+        return columns;
     }
 
     static IllegalArgumentException bad(String argument, String rule, Object value) {

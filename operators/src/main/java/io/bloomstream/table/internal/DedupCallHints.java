@@ -2,6 +2,7 @@ package io.bloomstream.table.internal;
 
 import static io.bloomstream.table.internal.DedupArguments.EXACT;
 import static io.bloomstream.table.internal.DedupArguments.EXPECTED_ITEMS;
+import static io.bloomstream.table.internal.DedupArguments.FIRST_BY;
 import static io.bloomstream.table.internal.DedupArguments.FPP;
 import static io.bloomstream.table.internal.DedupArguments.FUNCTION;
 import static io.bloomstream.table.internal.DedupArguments.GENERATIONS;
@@ -64,6 +65,7 @@ public final class DedupCallHints {
                     STATE_TTL,
                     RESET_TTL_ON_DUPLICATE,
                     EXACT,
+                    FIRST_BY,
                     "on_time",
                     "uid");
 
@@ -80,6 +82,7 @@ public final class DedupCallHints {
                     Map.entry(STATE_TTL, Kind.INTERVAL),
                     Map.entry(RESET_TTL_ON_DUPLICATE, Kind.BOOLEAN),
                     Map.entry(EXACT, Kind.BOOLEAN),
+                    Map.entry(FIRST_BY, Kind.STRING),
                     Map.entry("on_time", Kind.DESCRIPTOR),
                     Map.entry("uid", Kind.STRING));
 

@@ -97,6 +97,13 @@ public final class SqlDedupLayout {
     /** The exact entries of version 5 (part of the savepoint contract). */
     public static final String EXACT_STATE = "bloom_exact";
 
+    /**
+     * Name of the per-key rows waiting for the watermark under {@code first_by => 'EVENT_TIME'}
+     * ({@link PendingRows}; part of the savepoint contract). Beside the filter state of any
+     * version: a key's filter layout does not depend on it, and it is empty between watermarks.
+     */
+    public static final String PENDING_STATE = "bloom_pending";
+
     /** The type of {@value #META_STATE}. */
     public static final String META_TYPE =
             "ROW<filter BYTES, retention_ms BIGINT, generations INT>";
