@@ -40,9 +40,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * ROW_NUMBER}), with their input rows and expected rows. Each case first runs Flink's {@code
  * ROW_NUMBER ... ORDER BY} keep-first query on the same input and asserts Flink's expected rows
  * (the port is right), then {@code BLOOM_DEDUP(..., exact => TRUE)} with Flink's key as its {@code
- * id_column} (several columns as a list). The timed inputs have Flink's watermark {@code ts - 10
- * s}, emitted after every row (as Flink's test source emits it), so a row below it is late as in
- * Flink's test.
+ * id_column} (several columns as a list), then the same without exact mode, which may only miss a
+ * row to a false positive. The timed inputs have Flink's watermark {@code ts - 10 s}, emitted after
+ * every row (as Flink's test source emits it), so a row below it is late as in Flink's test.
  */
 class FlinkKeepFirstSuiteITCase {
 
@@ -444,6 +444,15 @@ class FlinkKeepFirstSuiteITCase {
             throws Exception {
         assertThat(collect(reference)).as(reference).containsExactlyInAnyOrder(expected);
         assertThat(collect(bloomDedup)).as(bloomDedup).containsExactlyInAnyOrder(expected);
+        // Without exact mode only false positives may differ: a subset, missing at most one row
+        // (at most 5 ids per case at fpp 0.01: P(two or more) < 1e-3; fixed seeds, so a given
+        // case gives the same rows on every run).
+        String plain = bloomDedup.replace("exact => TRUE", "exact => FALSE");
+        List<Row> rows = collect(plain);
+        assertThat(rows)
+                .as(plain)
+                .isSubsetOf(expected)
+                .hasSizeGreaterThanOrEqualTo(expected.length - 1);
     }
 
     /** Flink's keep-first {@code ROW_NUMBER} query on view {@code v} (with {@code pt}). */
