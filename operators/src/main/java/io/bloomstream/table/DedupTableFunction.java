@@ -236,6 +236,13 @@ public class DedupTableFunction extends ProcessTableFunction<Row> {
      */
     public static final String NO_TTL = "0 ms";
 
+    /**
+     * The processing-time clock of a retention without {@code on_time}: the wall clock. A test
+     * seam: tests of this package set it (and set it back) to run a retention without waiting.
+     */
+    @org.apache.flink.annotation.VisibleForTesting
+    static volatile java.util.function.LongSupplier clock = System::currentTimeMillis;
+
     private transient SqlDedupState state;
     private transient DedupStateCache cache;
     private transient SqlDedupStore store;
@@ -343,7 +350,7 @@ public class DedupTableFunction extends ProcessTableFunction<Row> {
             time = t;
             horizon = watermark;
         } else if (config.hasRetention()) {
-            time = System.currentTimeMillis(); // processing-time retention
+            time = clock.getAsLong(); // processing-time retention
             horizon = time;
         }
         ids.bind(input);

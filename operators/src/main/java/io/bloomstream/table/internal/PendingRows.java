@@ -34,8 +34,11 @@ import org.apache.flink.types.Row;
 @Internal
 public final class PendingRows {
 
+    /** Format 1 of a value (this release). */
+    public static final int VERSION_1 = 1;
+
     /** The format of a value written now. */
-    public static final int FORMAT_1 = 1;
+    public static final int VERSION = VERSION_1;
 
     private static final int HEADER = 5;
 
@@ -62,7 +65,7 @@ public final class PendingRows {
         this.fingerprint = fingerprint(plain);
         this.typeName = plain.asSummaryString();
         DataOutputSerializer h = new DataOutputSerializer(64);
-        h.writeByte(FORMAT_1);
+        h.writeByte(VERSION);
         h.writeInt(fingerprint);
         h.writeInt(0);
         call.write(h);
@@ -171,7 +174,7 @@ public final class PendingRows {
     }
 
     private static void checkFormat(byte[] value, long time) throws IOException {
-        if (value.length < HEADER + 4 || value[0] != FORMAT_1) {
+        if (value.length < HEADER + 4 || value[0] != VERSION) {
             throw new IOException(
                     "Possible corruption: "
                             + SqlDedupLayout.PENDING_STATE
@@ -180,7 +183,7 @@ public final class PendingRows {
                             + " has format "
                             + (value.length == 0 ? "(empty)" : Byte.toString(value[0]))
                             + ", this release reads format "
-                            + FORMAT_1
+                            + VERSION
                             + " (bytes "
                             + Arrays.toString(Arrays.copyOf(value, Math.min(value.length, 8)))
                             + ")");
