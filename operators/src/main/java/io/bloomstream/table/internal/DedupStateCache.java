@@ -20,8 +20,10 @@ import org.apache.flink.annotation.Internal;
  *
  * <p><b>Why it is sound.</b> A key's state is only changed by the subtask that owns the key's key
  * group, through this function's calls, which all go through the cache (writes included), except
- * the timer callback, which cannot name its key: the function {@link #clear clears} the whole cache
- * before each timer and reads and writes state directly there. A restore, a rescale or a failover
+ * a cleanup timer, which cannot name its key: the function {@link #clear clears} the whole cache
+ * before such a timer and reads and writes state directly there. A timer that judges rows waiting
+ * for the watermark ({@code first_by => 'EVENT_TIME'}) names its key by their partition columns and
+ * goes through the cache, its cleanup included. A restore, a rescale or a failover
  * deploys new tasks, which deserialize new function instances: their caches start empty. State TTL
  * (which Flink applies to a PTF's state only when asked) could expire an entry behind the cache's
  * back: the cache then keeps the key's filter (it remembers longer than the TTL; it never forgets
