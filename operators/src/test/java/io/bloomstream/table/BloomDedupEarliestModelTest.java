@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.bloomstream.flink.dedup.DedupMetrics;
 import io.bloomstream.testing.Backend;
 import io.bloomstream.testing.HarnessMetrics;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -14,18 +13,14 @@ import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeSet;
-import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.AbstractStreamOperatorTestHarness;
-import org.apache.flink.table.api.DataTypes;
-import org.apache.flink.table.api.Schema;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.StringData;
 import org.apache.flink.table.data.TimestampData;
-import org.apache.flink.types.Row;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -313,28 +308,6 @@ class BloomDedupEarliestModelTest {
                         + " expected_items => 1000, fpp => 0.01, exact => "
                         + (exact ? "TRUE" : "FALSE")
                         + ", on_time => DESCRIPTOR(ts))";
-        return PtfHarness.plan(
-                (env, t) ->
-                        t.createTemporaryView(
-                                "events",
-                                t.fromDataStream(
-                                        env.fromData(Row.of("k", "i", 0L, Instant.EPOCH))
-                                                .returns(
-                                                        Types.ROW_NAMED(
-                                                                new String[] {
-                                                                    "k", "id", "seq", "ts"
-                                                                },
-                                                                Types.STRING,
-                                                                Types.STRING,
-                                                                Types.LONG,
-                                                                Types.INSTANT)),
-                                        Schema.newBuilder()
-                                                .column("k", DataTypes.STRING())
-                                                .column("id", DataTypes.STRING())
-                                                .column("seq", DataTypes.BIGINT())
-                                                .column("ts", DataTypes.TIMESTAMP_LTZ(3))
-                                                .watermark("ts", "SOURCE_WATERMARK()")
-                                                .build())),
-                call);
+        return PtfHarness.planOverEvents(true, true, call);
     }
 }

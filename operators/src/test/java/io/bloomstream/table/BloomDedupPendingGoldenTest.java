@@ -6,19 +6,14 @@ import io.bloomstream.testing.Backend;
 import io.bloomstream.testing.HarnessMetrics;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.OperatorSnapshotUtil;
-import org.apache.flink.table.api.DataTypes;
-import org.apache.flink.table.api.Schema;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.StringData;
 import org.apache.flink.table.data.TimestampData;
-import org.apache.flink.types.Row;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -134,24 +129,9 @@ class BloomDedupPendingGoldenTest {
     }
 
     private static PtfHarness.Plan plan() {
-        return PtfHarness.plan(
-                (env, t) ->
-                        t.createTemporaryView(
-                                "events",
-                                t.fromDataStream(
-                                        env.fromData(Row.of("k", "i", Instant.EPOCH))
-                                                .returns(
-                                                        Types.ROW_NAMED(
-                                                                new String[] {"k", "id", "ts"},
-                                                                Types.STRING,
-                                                                Types.STRING,
-                                                                Types.INSTANT)),
-                                        Schema.newBuilder()
-                                                .column("k", DataTypes.STRING())
-                                                .column("id", DataTypes.STRING())
-                                                .column("ts", DataTypes.TIMESTAMP_LTZ(3))
-                                                .watermark("ts", "SOURCE_WATERMARK()")
-                                                .build())),
+        return PtfHarness.planOverEvents(
+                false,
+                true,
                 "SELECT * FROM BLOOM_DEDUP(input => TABLE events PARTITION BY k,"
                         + " id_column => 'id', expected_items => 100, fpp => 0.01,"
                         + " exact => TRUE, state_ttl => INTERVAL '1' DAY,"

@@ -8,14 +8,10 @@ import io.bloomstream.testing.HarnessMetrics;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
-import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
-import org.apache.flink.table.api.DataTypes;
-import org.apache.flink.table.api.Schema;
 import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.StringData;
-import org.apache.flink.types.Row;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -83,21 +79,9 @@ class BloomDedupProcessingTimeTest {
     }
 
     private static PtfHarness.Plan plan() {
-        return PtfHarness.plan(
-                (env, t) ->
-                        t.createTemporaryView(
-                                "events",
-                                t.fromDataStream(
-                                        env.fromData(Row.of("k", "i"))
-                                                .returns(
-                                                        Types.ROW_NAMED(
-                                                                new String[] {"k", "id"},
-                                                                Types.STRING,
-                                                                Types.STRING)),
-                                        Schema.newBuilder()
-                                                .column("k", DataTypes.STRING())
-                                                .column("id", DataTypes.STRING())
-                                                .build())),
+        return PtfHarness.planOverEvents(
+                false,
+                false,
                 "SELECT * FROM BLOOM_DEDUP(input => TABLE events PARTITION BY k,"
                         + " id_column => 'id', expected_items => 100, fpp => 0.01,"
                         + " state_ttl => INTERVAL '2' SECOND, reset_ttl_on_duplicate => FALSE,"

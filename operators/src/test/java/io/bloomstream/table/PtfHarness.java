@@ -1,9 +1,11 @@
 package io.bloomstream.table;
 
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.dag.Transformation;
 import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.runtime.operators.testutils.MockEnvironment;
@@ -16,10 +18,13 @@ import org.apache.flink.streaming.api.transformations.KeyedMultipleInputTransfor
 import org.apache.flink.streaming.api.watermark.Watermark;
 import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
 import org.apache.flink.streaming.util.AbstractStreamOperatorTestHarness;
+import org.apache.flink.table.api.DataTypes;
+import org.apache.flink.table.api.Schema;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.types.Row;
 import org.apache.flink.util.InstantiationUtil;
 
 /**
@@ -99,6 +104,47 @@ final class PtfHarness extends AbstractStreamOperatorTestHarness<RowData> {
             todo.addAll(tr.getInputs());
         }
         throw new IllegalStateException("no keyed multiple-input transformation in the plan");
+    }
+
+    /**
+     * Plans {@code query} over a view {@code events} of STRING columns {@code k} and {@code id}, a
+     * BIGINT {@code seq} if {@code withSeq}, and, if {@code withTime}, an event-time column {@code
+     * ts} (TIMESTAMP_LTZ(3), the source's watermark): the input most harness tests use.
+     */
+    static Plan planOverEvents(boolean withSeq, boolean withTime, String query) {
+        List<String> names = new ArrayList<>(List.of("k", "id"));
+        List<TypeInformation<?>> types = new ArrayList<>(List.of(Types.STRING, Types.STRING));
+        List<Object> sample = new ArrayList<>(List.of("k", "i"));
+        Schema.Builder schema =
+                Schema.newBuilder()
+                        .column("k", DataTypes.STRING())
+                        .column("id", DataTypes.STRING());
+        if (withSeq) {
+            names.add("seq");
+            types.add(Types.LONG);
+            sample.add(0L);
+            schema.column("seq", DataTypes.BIGINT());
+        }
+        if (withTime) {
+            names.add("ts");
+            types.add(Types.INSTANT);
+            sample.add(Instant.EPOCH);
+            schema.column("ts", DataTypes.TIMESTAMP_LTZ(3)).watermark("ts", "SOURCE_WATERMARK()");
+        }
+        return plan(
+                (env, t) ->
+                        t.createTemporaryView(
+                                "events",
+                                t.fromDataStream(
+                                        env.fromData(Row.of(sample.toArray()))
+                                                .returns(
+                                                        Types.ROW_NAMED(
+                                                                names.toArray(new String[0]),
+                                                                types.toArray(
+                                                                        new TypeInformation<?>
+                                                                                [0]))),
+                                        schema.build())),
+                query);
     }
 
     private Input<RowData> input() {

@@ -19,15 +19,14 @@ import org.apache.flink.annotation.Internal;
  * nothing may wait), and the cache only saves reads and their decoding.
  *
  * <p><b>Why it is sound.</b> A key's state is only changed by the subtask that owns the key's key
- * group, through this function's calls, which all go through the cache (writes included), except
- * a cleanup timer, which cannot name its key: the function {@link #clear clears} the whole cache
+ * group, through this function's calls, which all go through the cache (writes included), except a
+ * cleanup timer, which cannot name its key: the function {@link #clear clears} the whole cache
  * before such a timer and reads and writes state directly there. A timer that judges rows waiting
  * for the watermark ({@code first_by => 'EVENT_TIME'}) names its key by their partition columns and
- * goes through the cache, its cleanup included. A restore, a rescale or a failover
- * deploys new tasks, which deserialize new function instances: their caches start empty. State TTL
- * (which Flink applies to a PTF's state only when asked) could expire an entry behind the cache's
- * back: the cache then keeps the key's filter (it remembers longer than the TTL; it never forgets
- * earlier).
+ * goes through the cache, its cleanup included. A restore, a rescale or a failover deploys new
+ * tasks, which deserialize new function instances: their caches start empty. State TTL (which Flink
+ * applies to a PTF's state only when asked) could expire an entry behind the cache's back: the
+ * cache then keeps the key's filter (it remembers longer than the TTL; it never forgets earlier).
  *
  * <p>Only keys whose Java equality is Flink's key equality are cached: strings, integers, booleans,
  * decimals, temporal values and BYTES (compared by content); a key with another column type (a
