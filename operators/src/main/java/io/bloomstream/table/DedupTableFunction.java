@@ -73,6 +73,9 @@ import org.apache.flink.types.Row;
  *       arrive among rows of equal time; it is returned when the watermark reaches its time. A row
  *       waits in state ({@value #PENDING_STATE}) only until then: on the timer of its time, the
  *       rows of that time are judged in their order of arrival, and only then is an id remembered.
+ *       Without retention, a row whose id is already remembered when it arrives is dropped as a
+ *       duplicate at once, without waiting: the filter only grows, so its verdict at the timer
+ *       could not differ.
  *   <li>{@code 'ARRIVAL'}, and the only choice without {@code on_time} (Flink's keep-first by a
  *       processing-time attribute): the first row to arrive is the first, returned at once, with no
  *       latency; an earlier event time arriving later is a duplicate.
@@ -359,6 +362,11 @@ public class DedupTableFunction extends ProcessTableFunction<Row> {
             return;
         }
         if (firstBy == DedupArguments.FirstBy.EVENT_TIME) {
+            if (!config.hasRetention()
+                    && rememberedOnArrival(
+                            input, metaRow, pageView, metaView, pagesView, exactView)) {
+                return;
+            }
             pending.add(pendingView, time, input); // judged when the watermark passes it
             timeCtx.registerOnTime(time);
             return;
@@ -420,13 +428,8 @@ public class DedupTableFunction extends ProcessTableFunction<Row> {
             MapView<String, Boolean> exactView)
             throws Exception {
         DedupConfig config = state.config();
-        Object key = DedupStateCache.keyOf(partitionColumns(input));
-        if (SqlDedupLayout.versionOf(metaRow) != SqlDedupLayout.CURRENT_VERSION) {
-            SqlDedupLayout.migrate(metaRow, pageView, metaView, pagesView);
-            cache.forget(key);
-        }
-        DedupStateCache.Entry entry = cache.entry(key);
-        store.bind(metaView, pagesView, exactView, entry);
+        DedupStateCache.Entry entry =
+                bind(input, metaRow, pageView, metaView, pagesView, exactView);
         try {
             boolean eventTime = config.timeDomain() == TimeDomain.EVENT_TIME;
             if (config.hasRetention() && !eventTime) {
@@ -435,7 +438,6 @@ public class DedupTableFunction extends ProcessTableFunction<Row> {
                 state.expireAt(store, time);
             }
             partitionKey.row = input;
-            store.exactKey(config.exact() ? ids.exactKey() : null);
             if (state.addIfAbsent(store, partitionKey, ids, time, horizon)) {
                 collect(project(input));
             }
@@ -444,6 +446,51 @@ public class DedupTableFunction extends ProcessTableFunction<Row> {
             if (expiry != Long.MIN_VALUE && eventTime && timeCtx != null) {
                 timeCtx.registerOnTime(expiry);
             }
+        } finally {
+            cache.trim(entry);
+        }
+    }
+
+    /**
+     * Binds the store to {@code input}'s partition key (its state moved to the current layout
+     * first) and to the bound id's exact key; returns the key's cache entry, to trim afterwards.
+     */
+    private DedupStateCache.Entry bind(
+            Row input,
+            Row metaRow,
+            MapView<Long, long[]> pageView,
+            MapView<Integer, byte[]> metaView,
+            MapView<Long, byte[]> pagesView,
+            MapView<String, Boolean> exactView)
+            throws Exception {
+        Object key = DedupStateCache.keyOf(partitionColumns(input));
+        if (SqlDedupLayout.versionOf(metaRow) != SqlDedupLayout.CURRENT_VERSION) {
+            SqlDedupLayout.migrate(metaRow, pageView, metaView, pagesView);
+            cache.forget(key);
+        }
+        DedupStateCache.Entry entry = cache.entry(key);
+        store.bind(metaView, pagesView, exactView, entry);
+        store.exactKey(state.config().exact() ? ids.exactKey() : null);
+        return entry;
+    }
+
+    /**
+     * Whether the bound row, arriving under {@code first_by => 'EVENT_TIME'} without retention, is
+     * a duplicate of an id already remembered, counted as such: then no row of its id can be
+     * returned any more (the filter only grows), so it need not wait for the watermark.
+     */
+    private boolean rememberedOnArrival(
+            Row input,
+            Row metaRow,
+            MapView<Long, long[]> pageView,
+            MapView<Integer, byte[]> metaView,
+            MapView<Long, byte[]> pagesView,
+            MapView<String, Boolean> exactView)
+            throws Exception {
+        DedupStateCache.Entry entry =
+                bind(input, metaRow, pageView, metaView, pagesView, exactView);
+        try {
+            return state.duplicateOfRemembered(store, ids);
         } finally {
             cache.trim(entry);
         }

@@ -441,6 +441,37 @@ public final class FilterJudge {
     }
 
     /**
+     * Whether the current key remembers the id, without adding it or changing any state: some stage
+     * of some generation might contain it and, in exact mode, its exact entry is there. For state
+     * without retention only (where every generation is consulted and nothing is forgotten, so a
+     * later {@link #addIfAbsent} of the id is certain to find it too); a key without state
+     * remembers nothing.
+     */
+    public boolean remembers(FilterStore store, IdHash id) throws Exception {
+        FilterMeta meta = store.readMeta();
+        if (meta == null) {
+            return false;
+        }
+        Hasher keyHasher = hasherOf(meta);
+        id.hashInto(keyHasher, idHash);
+        for (int s = 0; s < meta.generations(); s++) {
+            if (meta.buckets[s] == FilterMeta.EMPTY) {
+                continue;
+            }
+            List<FilterMeta.Stage> slotStages = meta.slots.get(s);
+            for (int i = slotStages.size() - 1; i >= 0; i--) {
+                FilterSpec spec = slotStages.get(i).spec(keyHasher);
+                long[] words = store.readPage(s, i, spec, spec.page(idHash[0]));
+                if (words != null
+                        && Pages.mightContain(spec, words, idHash[0], idHash[1], scratch)) {
+                    return !settings.exact() || store.exactContains(s);
+                }
+            }
+        }
+        return false;
+    }
+
+    /**
      * The slot of the key's most recent generation (the greatest last bucket) that has a stage, or
      * -1: where a new id most likely goes (the bundles' prefetch touches its page).
      */

@@ -94,6 +94,19 @@ public final class SqlDedupState {
         return first;
     }
 
+    /**
+     * Whether the current key remembers the id (no retention only), counting the row as a duplicate
+     * if it does; see {@link FilterJudge#remembers}.
+     */
+    public boolean duplicateOfRemembered(FilterStore store, FilterJudge.IdHash id)
+            throws Exception {
+        if (judge.remembers(store, id)) {
+            metrics.duplicates.inc();
+            return true;
+        }
+        return false;
+    }
+
     /** The expiry of the generation the last add opened or widened, or {@link Long#MIN_VALUE}. */
     public long newExpiry() {
         return judge.newExpiry();
