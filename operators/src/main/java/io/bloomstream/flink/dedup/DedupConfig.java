@@ -19,6 +19,9 @@ import org.apache.flink.annotation.PublicEvolving;
  * validated; build it with {@link #builder()}, whose setters for the sizing and the retention are
  * shortcuts for building those.
  *
+ * <p>Which occurrence of an id passes: the first to arrive, at once (the default), or the one with
+ * the earliest event time, when the watermark passes it ({@link Builder#firstBy}, {@link FirstBy}).
+ *
  * <p>The compound false-positive rate of a key, over all its cascade stages and live retention
  * generations, stays at or below {@link #fpp()}: each generation gets fpp / generations, and each
  * cascade stage within it p (1 - r) r^i of that.

@@ -38,7 +38,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The keyed dedup function: first occurrences of each id per key go to the main output, duplicates
  * are dropped or go to a side output, events without a usable id (or, under event-time retention,
- * without a timestamp) go to the rejected side output. Use it through {@link BloomDedup}.
+ * without a timestamp) go to the rejected side output. Under {@link FirstBy#EVENT_TIME} events wait
+ * in {@link #PENDING_STATE} for the watermark and are judged at their event-time timers, earliest
+ * time first. Use it through {@link BloomDedup}.
  *
  * @param <K> the key type
  * @param <T> the event type
