@@ -80,10 +80,10 @@ public class DedupFunction<K, T> extends KeyedProcessFunction<K, T, T>
 
     /**
      * State name of the events of {@link FirstBy#EVENT_TIME} that wait for the watermark (part of
-     * the savepoint contract, 0.5 on): a keyed {@code MapState<Long, List<T>>} from event time to
-     * the events of that time in arrival order, each with an event-time timer at its time (see
-     * {@link PendingEvents}). Registered only when the config, or the restored state's shape, has
-     * {@link FirstBy#EVENT_TIME}: state without it restores unchanged.
+     * the savepoint contract, 0.5 on): a keyed {@code ListState<T>} namespaced by event time
+     * ({@code LongSerializer}), the events of that time in arrival order, with an event-time timer
+     * of the key at that time (see {@link PendingEvents}). Registered only when the config, or the
+     * restored state's shape, has {@link FirstBy#EVENT_TIME}: state without it restores unchanged.
      */
     public static final String PENDING_STATE = "bloom-pending";
 
@@ -171,14 +171,16 @@ public class DedupFunction<K, T> extends KeyedProcessFunction<K, T, T>
         checksEventTime =
                 config.timeDomain() == TimeDomain.EVENT_TIME && (config.hasRetention() || earliest);
         if (keepsPending) {
+            if (keyedBackend == null) {
+                throw new IllegalStateException(
+                        "firstBy EVENT_TIME needs the dedup operator's keyed state backend: run"
+                                + " the function through BloomDedup");
+            }
             pending =
-                    new PendingEvents<>(
-                            getRuntimeContext()
-                                    .getMapState(
-                                            PendingEvents.descriptor(duplicates.getTypeInfo())),
-                            getRuntimeContext().isObjectReuseEnabled()
-                                    ? getRuntimeContext().createSerializer(duplicates.getTypeInfo())
-                                    : null);
+                    PendingEvents.open(
+                            keyedBackend,
+                            getRuntimeContext().createSerializer(duplicates.getTypeInfo()),
+                            getRuntimeContext().isObjectReuseEnabled());
             timerHash = new EventHash();
         }
         ValueState<FilterMeta> meta =
