@@ -29,15 +29,17 @@ import org.apache.flink.util.Collector;
  * time and the bytes it allocated (the JVM's per-thread counter), and Bloom minus pass-through.
  *
  * <p>Input: n distinct ids in a scrambled order, then the same n again (each id seen twice), as
- * {@code JobBenchmark} sends them; string ids are the decimal text of the long ids, made before the
- * timed loop. Each run is preceded by a warm-up run of the same operator kind on other ids.
+ * {@code JobBenchmark} sends them, event i at time i ms, a watermark at i - 1000 every 4096 events;
+ * string ids are the decimal text of the long ids, made before the timed loop. Each run is preceded
+ * by a warm-up run of the same operator kind on other ids.
  *
  * <p>Usage: {@code java -Xmx6g -cp benchmarks/target/benchmarks.jar
  * io.bloomstream.benchmarks.OperatorLoop [ids=10000000] [fpp=0.01] [backend=heap|rocksdb]
  * [type=string|long] [pipelines=pass-through,bloom-default,bloom-bundled] [rounds=1]}; pipelines:
  * {@code bloom-default}, {@code bloom-bundled} (bundles of 256 / 10 ms), {@code bloom-unbundled},
- * and each with {@code bloom-128} for {@code bloom} (strategy XXH3_128, the hash path before issue
- * 21).
+ * {@code bloom-earliest} ({@code FirstBy.EVENT_TIME}: each event waits in state for the watermark,
+ * one event per millisecond, watermarks 1 s behind every 4096 events), and each with {@code
+ * bloom-128} for {@code bloom} (strategy XXH3_128, the hash path before issue 21).
  */
 public final class OperatorLoop {
 
@@ -134,6 +136,8 @@ public final class OperatorLoop {
                 b.bundle(256, java.time.Duration.ofMillis(10));
             } else if (variant.equals("bloom-unbundled")) {
                 b.noBundles();
+            } else if (variant.equals("bloom-earliest")) {
+                b.firstBy(io.bloomstream.flink.dedup.FirstBy.EVENT_TIME);
             } else if (!variant.equals("bloom-default")) {
                 throw new IllegalArgumentException("unknown pipeline " + pipeline);
             }
@@ -154,18 +158,21 @@ public final class OperatorLoop {
         }
         KeyedOneInputStreamOperatorTestHarness h =
                 new KeyedOneInputStreamOperatorTestHarness(op, keys, keyType, 128, 1, 0);
-        h.setStateBackend(
-                backend.equals("rocksdb")
-                        ? new EmbeddedRocksDBStateBackend()
-                        : new HashMapStateBackend());
+        EmbeddedRocksDBStateBackend rocks = new EmbeddedRocksDBStateBackend();
+        if (backend.equals("rocksdb-heap-timers")) {
+            rocks.setPriorityQueueStateType(
+                    EmbeddedRocksDBStateBackend.PriorityQueueStateType.HEAP);
+        }
+        h.setStateBackend(backend.startsWith("rocksdb") ? rocks : new HashMapStateBackend());
         h.open();
         long cpu0 = MX.getCurrentThreadCpuTime();
         long alloc0 = MX.getCurrentThreadAllocatedBytes();
         var record = new org.apache.flink.streaming.runtime.streamrecord.StreamRecord<Object>(null);
         for (int i = 0; i < input.length; i++) {
-            record.replace(input[i]);
+            record.replace(input[i], i);
             h.processElement(record);
             if ((i & 4095) == 4095) {
+                h.processWatermark(i - 1000);
                 h.getOutput().clear();
             }
         }

@@ -47,6 +47,15 @@ import org.apache.flink.util.OutputTag;
  * generation: its "no" costs no state read, its "maybe" reads the id's exact entry. State then
  * grows with the distinct ids (within the retention, or for ever without one).
  *
+ * <p>Earliest event time ({@link DedupConfig.Builder#firstBy} {@link FirstBy#EVENT_TIME}; the
+ * default, {@link FirstBy#ARRIVAL}, passes the first occurrence to arrive, at once): per key (per
+ * shard) and id, the occurrence with the smallest event time passes, on equal times the first to
+ * arrive, as Flink's keep-first deduplication ({@code ROW_NUMBER() OVER (PARTITION BY id ORDER BY
+ * rowtime) = 1}) does. Events that are not late wait in keyed state until the watermark reaches
+ * their timestamp, and leave then with it; the rules above then hold among the events judged, in
+ * order of event time. A late event goes to {@link #lateTag} and does not mark its id as seen.
+ * Needs event time: a retention on event time, or none.
+ *
  * <p>The operator has uid and name {@value #DEFAULT_UID}; for another, as two dedups in one job
  * need, call through {@link #withUidPrefix}:
  *

@@ -19,6 +19,9 @@ import org.apache.flink.annotation.PublicEvolving;
  * validated; build it with {@link #builder()}, whose setters for the sizing and the retention are
  * shortcuts for building those.
  *
+ * <p>Which occurrence of an id passes: the first to arrive, at once (the default), or the one with
+ * the earliest event time, when the watermark passes it ({@link Builder#firstBy}, {@link FirstBy}).
+ *
  * <p>The compound false-positive rate of a key, over all its cascade stages and live retention
  * generations, stays at or below {@link #fpp()}: each generation gets fpp / generations, and each
  * cascade stage within it p (1 - r) r^i of that.
@@ -104,6 +107,10 @@ public final class DedupConfig implements Serializable {
     private final int bundleSize;
     private final Duration bundleDelay;
     private final HashStrategy hashStrategy;
+    private final FirstBy firstBy;
+
+    /** The allowed lateness of {@link FirstBy#EVENT_TIME} without retention; else unused. */
+    private final Duration latenessWithoutRetention;
 
     private DedupConfig(Builder b, FilterSizing sizing, Retention retention) {
         this.sizing = sizing;
@@ -116,6 +123,8 @@ public final class DedupConfig implements Serializable {
         this.bundleSize = b.bundleSize;
         this.bundleDelay = b.bundleDelay;
         this.hashStrategy = b.hashStrategy;
+        this.firstBy = b.firstBy;
+        this.latenessWithoutRetention = b.allowedLateness;
     }
 
     /** A builder with the defaults. */
@@ -251,7 +260,19 @@ public final class DedupConfig implements Serializable {
      * (Flink's convention for windows); state is kept that much longer.
      */
     public Duration allowedLateness() {
-        return retention == null ? Duration.ZERO : retention.allowedLateness();
+        if (retention == null) {
+            return firstBy == FirstBy.EVENT_TIME ? latenessWithoutRetention : Duration.ZERO;
+        }
+        return retention.allowedLateness();
+    }
+
+    /**
+     * Which occurrence of an id passes: the first to arrive, at once ({@link FirstBy#ARRIVAL}, the
+     * default), or the one with the earliest event time, when the watermark passes it ({@link
+     * FirstBy#EVENT_TIME}); see {@link Builder#firstBy}.
+     */
+    public FirstBy firstBy() {
+        return firstBy;
     }
 
     /** Virtual keys of global mode. */
@@ -331,6 +352,10 @@ public final class DedupConfig implements Serializable {
                 + emitDuplicates
                 + (resetRetentionOnDuplicate ? ", resetRetentionOnDuplicate=true" : "")
                 + (exact ? ", exact=true" : "")
+                + (firstBy == FirstBy.ARRIVAL ? "" : ", firstBy=" + firstBy)
+                + (firstBy == FirstBy.EVENT_TIME && retention == null
+                        ? ", allowedLateness=" + latenessWithoutRetention
+                        : "")
                 + ", cacheBytes="
                 + cacheBytes
                 + ", hash="
@@ -358,6 +383,7 @@ public final class DedupConfig implements Serializable {
         private boolean resetRetentionOnDuplicate;
         private boolean exact;
         private HashStrategy hashStrategy = DEFAULT_HASH_STRATEGY;
+        private FirstBy firstBy = FirstBy.ARRIVAL;
 
         private Builder() {}
 
@@ -521,7 +547,9 @@ public final class DedupConfig implements Serializable {
 
         /**
          * How late (behind the watermark) an event-time event may arrive and still be judged; later
-         * ones go to the late side output. Zero or more, in whole milliseconds (default 0).
+         * ones go to the late side output. Zero or more, in whole milliseconds (default 0). Applies
+         * under a retention on event time, and under {@link FirstBy#EVENT_TIME} without retention;
+         * otherwise it is unused.
          */
         public Builder allowedLateness(Duration allowedLateness) {
             Retention.builder(Duration.ofDays(1), TimeDomain.EVENT_TIME)
@@ -571,9 +599,38 @@ public final class DedupConfig implements Serializable {
         }
 
         /**
+         * Which occurrence of an id passes (default {@link FirstBy#ARRIVAL}: the first to arrive,
+         * at once).
+         *
+         * <p>{@link FirstBy#EVENT_TIME}: per key (per shard in global mode) and id, the occurrence
+         * with the smallest event time passes, on equal times the first to arrive, as Flink's
+         * keep-first deduplication ({@code ROW_NUMBER() OVER (PARTITION BY id ORDER BY rowtime) =
+         * 1}) does. An event that is not late (timestamp + {@link #allowedLateness} after the
+         * watermark) waits in keyed state until the watermark reaches its timestamp; then the
+         * events of that timestamp are judged in arrival order by the same filter (or, in exact
+         * mode, the same exact entries), under the retention if there is one, and the first
+         * occurrences leave with their timestamps. A late event goes to the late output, unjudged,
+         * and does not mark its id as seen. Latency: until the watermark passes the event; state:
+         * the events in flight, plus the filter. Bundles ({@link #bundle}) do not apply: events are
+         * judged at the watermark's timers instead. With allowed lateness A &gt; 0, an event judged
+         * late (after the watermark passed its time, within A) is a duplicate of an occurrence
+         * judged before it, even of a later one.
+         *
+         * <p>Needs event time: a retention on {@link TimeDomain#EVENT_TIME} or none (ids are then
+         * remembered for ever), and records with timestamps and watermarks (an event without a
+         * timestamp goes to the rejected output). Checked by {@link #build}. A restore may switch
+         * it either way: events that were waiting are still judged at their timers.
+         */
+        public Builder firstBy(FirstBy firstBy) {
+            this.firstBy = java.util.Objects.requireNonNull(firstBy, "firstBy");
+            return this;
+        }
+
+        /**
          * Builds the config, checking that a key's filter can be sized.
          *
-         * @throws IllegalArgumentException if the filter would exceed what one key can hold
+         * @throws IllegalArgumentException if the filter would exceed what one key can hold, or
+         *     {@link FirstBy#EVENT_TIME} is set with a retention on processing time
          */
         public DedupConfig build() {
             Retention r =
@@ -586,6 +643,14 @@ public final class DedupConfig implements Serializable {
             if (resetRetentionOnDuplicate && r == null) {
                 throw new IllegalArgumentException(
                         "resetRetentionOnDuplicate needs a retention (none was set)");
+            }
+            if (firstBy == FirstBy.EVENT_TIME && r != null && timeDomain != TimeDomain.EVENT_TIME) {
+                throw new IllegalArgumentException(
+                        "firstBy EVENT_TIME needs event time: a retention on EVENT_TIME or none,"
+                                + " was a retention of "
+                                + retention
+                                + " on "
+                                + timeDomain);
             }
             DedupConfig config = new DedupConfig(this, sizing.build(), r);
             // The smallest filter it may serve: a shard's share in global mode; per-key use

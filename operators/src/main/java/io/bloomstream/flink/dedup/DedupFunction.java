@@ -14,6 +14,7 @@ import io.bloomstream.flink.state.KeyCache;
 import io.bloomstream.flink.state.KeyedStateStore;
 import io.bloomstream.flink.typeutils.FilterMetaSerializer;
 import io.bloomstream.flink.typeutils.PageSerializer;
+import java.util.List;
 import java.util.Objects;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.functions.OpenContext;
@@ -37,7 +38,9 @@ import org.slf4j.LoggerFactory;
 /**
  * The keyed dedup function: first occurrences of each id per key go to the main output, duplicates
  * are dropped or go to a side output, events without a usable id (or, under event-time retention,
- * without a timestamp) go to the rejected side output. Use it through {@link BloomDedup}.
+ * without a timestamp) go to the rejected side output. Under {@link FirstBy#EVENT_TIME} events wait
+ * in {@link #PENDING_STATE} for the watermark and are judged at their event-time timers, earliest
+ * time first. Use it through {@link BloomDedup}.
  *
  * @param <K> the key type
  * @param <T> the event type
@@ -75,6 +78,15 @@ public class DedupFunction<K, T> extends KeyedProcessFunction<K, T, T>
      */
     public static final String WATERMARK_STATE = WatermarkFloor.STATE;
 
+    /**
+     * State name of the events of {@link FirstBy#EVENT_TIME} that wait for the watermark (part of
+     * the savepoint contract, 0.5 on): a keyed {@code ListState<T>} namespaced by event time
+     * ({@code LongSerializer}), the events of that time in arrival order, with an event-time timer
+     * of the key at that time (see {@link PendingEvents}). Registered only when the config, or the
+     * restored state's shape, has {@link FirstBy#EVENT_TIME}: state without it restores unchanged.
+     */
+    public static final String PENDING_STATE = "bloom-pending";
+
     private final IdSelector<T> idSelector;
     private final DedupConfig config;
     private final long itemsPerKey;
@@ -108,6 +120,24 @@ public class DedupFunction<K, T> extends KeyedProcessFunction<K, T, T>
     /** The current event's hash, computed once by the operator ({@link DedupOperator}). */
     private transient EventHash hash;
 
+    /** Whether events wait for the watermark ({@link FirstBy#EVENT_TIME}). */
+    private transient boolean earliest;
+
+    /** Whether arriving events need a timestamp and are checked for lateness. */
+    private transient boolean checksEventTime;
+
+    /**
+     * Whether the state may hold waiting events (earliest now, or in the restored shape): {@link
+     * #pending} is then open and drained at its timers.
+     */
+    private transient boolean keepsPending;
+
+    /** The waiting events, or null when the state holds none. */
+    private transient PendingEvents<T> pending;
+
+    /** The hash of a waiting event, computed again when its timer judges it. */
+    private transient EventHash timerHash;
+
     DedupFunction(
             IdSelector<T> idSelector,
             DedupConfig config,
@@ -137,6 +167,22 @@ public class DedupFunction<K, T> extends KeyedProcessFunction<K, T, T>
             hash = new EventHash();
         }
         judge = DedupJudges.create(config, itemsPerKey, metrics, FilterJudge.newRunId(), false);
+        earliest = config.firstBy() == FirstBy.EVENT_TIME;
+        checksEventTime =
+                config.timeDomain() == TimeDomain.EVENT_TIME && (config.hasRetention() || earliest);
+        if (keepsPending) {
+            if (keyedBackend == null) {
+                throw new IllegalStateException(
+                        "firstBy EVENT_TIME needs the dedup operator's keyed state backend: run"
+                                + " the function through BloomDedup");
+            }
+            pending =
+                    PendingEvents.open(
+                            keyedBackend,
+                            getRuntimeContext().createSerializer(duplicates.getTypeInfo()),
+                            getRuntimeContext().isObjectReuseEnabled());
+            timerHash = new EventHash();
+        }
         ValueState<FilterMeta> meta =
                 getRuntimeContext()
                         .getState(
@@ -270,12 +316,16 @@ public class DedupFunction<K, T> extends KeyedProcessFunction<K, T, T>
         }
         long time = 0;
         long horizon = 0;
-        boolean eventTime = config.timeDomain() == TimeDomain.EVENT_TIME;
-        if (config.hasRetention()) {
-            if (eventTime) {
+        if (checksEventTime || config.hasRetention()) {
+            if (checksEventTime) {
                 Long ts = eventTimes.of(ctx.timestamp());
                 if (ts == null) {
-                    reject(event, ctx, "no timestamp under event-time retention");
+                    reject(
+                            event,
+                            ctx,
+                            earliest
+                                    ? "no timestamp under firstBy EVENT_TIME"
+                                    : "no timestamp under event-time retention");
                     return;
                 }
                 time = ts;
@@ -302,12 +352,29 @@ public class DedupFunction<K, T> extends KeyedProcessFunction<K, T, T>
                 horizon = time;
             }
         }
-        Object key = ctx.getCurrentKey();
-        store.bind(key);
-        if (hash.exact != null) {
-            store.bindExact(hash.exact);
+        if (earliest) {
+            pending.add(time, event); // judged when the watermark reaches its time
+            ctx.timerService().registerEventTimeTimer(time);
+            return;
         }
-        boolean first = judge.addIfAbsent(store, key, hash.h[0], hash.h[1], time, horizon);
+        judge(event, hash, ctx.getCurrentKey(), time, horizon, ctx, out);
+    }
+
+    /** Judges an event whose hash is {@code h}: to the main output if first, else a duplicate. */
+    private void judge(
+            T event,
+            EventHash h,
+            Object key,
+            long time,
+            long horizon,
+            Context ctx,
+            Collector<T> out)
+            throws Exception {
+        store.bind(key);
+        if (h.exact != null) {
+            store.bindExact(h.exact);
+        }
+        boolean first = judge.addIfAbsent(store, key, h.h[0], h.h[1], time, horizon);
         store.trim(); // past the cache's budget: write back and drop the least recently used keys
         if (first) {
             metrics.passed.inc();
@@ -334,10 +401,45 @@ public class DedupFunction<K, T> extends KeyedProcessFunction<K, T, T>
 
     @Override
     public void onTimer(long timestamp, OnTimerContext ctx, Collector<T> out) throws Exception {
-        watermarkFloor.advance(ctx.timerService().currentWatermark());
-        store.bind(ctx.getCurrentKey()).uncache(); // the timer works on state; see dropSlots
+        long watermark = watermarkFloor.advance(ctx.timerService().currentWatermark());
+        if (pending != null) {
+            // A timer of waiting events (and maybe a generation's cleanup timer: the same time of
+            // the same key is one timer). Events first: a generation expiring now is one that no
+            // event of this time consults (it expires R + A after its last bucket ends).
+            List<T> events = pending.take(timestamp);
+            if (events != null) {
+                judgeWaiting(events, timestamp, watermark, ctx, out);
+            }
+            if (!config.hasRetention()) {
+                return;
+            }
+            // Keeps the key cached: expireAt writes state (and drops the key from the cache, see
+            // dropSlots) only when a generation expires.
+            store.bind(ctx.getCurrentKey());
+        } else {
+            store.bind(ctx.getCurrentKey()).uncache(); // the timer works on state; see dropSlots
+        }
         for (long expiry : judge.expireAt(store, timestamp)) {
             register(ctx.timerService(), expiry);
+        }
+    }
+
+    /**
+     * Judges the events of {@code time} that waited for the watermark, in arrival order, at their
+     * own time and with the watermark as the horizon; they leave with their timestamp (the
+     * timer's).
+     */
+    private void judgeWaiting(
+            List<T> events, long time, long watermark, OnTimerContext ctx, Collector<T> out)
+            throws Exception {
+        Object key = ctx.getCurrentKey();
+        for (T event : events) {
+            hash(event, timerHash); // the same id, so the same hash (and shard) as on arrival
+            if (!timerHash.valid) { // cannot happen unless the id selector is not deterministic
+                reject(event, ctx, "no id (null or empty) when judged at the watermark");
+                continue;
+            }
+            judge(event, timerHash, key, time, watermark, ctx, out);
         }
     }
 
@@ -357,16 +459,21 @@ public class DedupFunction<K, T> extends KeyedProcessFunction<K, T, T>
         watermarkFloor = new WatermarkFloor();
         watermarkFloor.initialize(context);
         keepsExactEntries = config.exact();
+        keepsPending = config.firstBy() == FirstBy.EVENT_TIME;
         if (context.isRestored()) {
             for (String text : shapeState.get()) {
                 StateShape recorded = StateShape.decode(text);
                 shape.checkRestore(recorded, LOG);
                 keepsExactEntries |= recorded.mayHoldExactEntries();
+                keepsPending |= recorded.mayHoldPendingEvents();
                 break; // every subtask wrote the same record
             }
         }
         if (keepsExactEntries) {
             shape = shape.withExactEntries(); // dropped with their generations, exact or not
+        }
+        if (keepsPending) {
+            shape = shape.withPendingEvents(); // judged at their timers, earliest or not
         }
     }
 

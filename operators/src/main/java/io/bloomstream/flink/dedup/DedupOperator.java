@@ -30,6 +30,10 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * bundles), before the checkpoint barrier is forwarded (so no event is in flight in a snapshot) and
  * at the end of input.
  *
+ * <p>Under {@link FirstBy#EVENT_TIME} there are no bundles: an arriving event is only checked and
+ * stored, and the events are judged, one at a time, by the function's event-time timers (each
+ * hashed again there, into a holder of its own, not the arriving event's {@link EventHash}).
+ *
  * <p>Timers and state names are those of {@link KeyedProcessOperator}, so savepoints of either
  * operator restore into the other.
  *
@@ -74,7 +78,8 @@ public final class DedupOperator<K, T> extends KeyedProcessOperator<K, T, T> {
     DedupOperator(DedupFunction<K, T> function, DedupConfig config) {
         super(function);
         this.function = function;
-        this.bundleSize = config.bundleSize();
+        // Under FirstBy.EVENT_TIME events are judged at the watermark's timers, not on arrival.
+        this.bundleSize = config.firstBy() == FirstBy.EVENT_TIME ? 0 : config.bundleSize();
         this.bundleDelayMillis = Math.max(1, config.bundleDelay().toMillis());
     }
 

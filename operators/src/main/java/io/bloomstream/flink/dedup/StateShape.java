@@ -38,8 +38,14 @@ import org.slf4j.Logger;
  * job without exact mode still drops them with their generation.
  *
  * <p>Versions (the {@code version} field; the <em>dedup shape</em>, counted apart from the metadata
- * format of each key): {@link #VERSION_1}, no record, {@link #VERSION_2}, the record, and {@link
- * #VERSION_3}, exact mode. A record of version 2 restores as one without exact entries.
+ * format of each key): {@link #VERSION_1}, no record, {@link #VERSION_2}, the record, {@link
+ * #VERSION_3}, exact mode, and {@link #VERSION_4}, {@link FirstBy}. A record of version 2 restores
+ * as one without exact entries, one of version 2 or 3 as one without waiting events.
+ *
+ * <p>{@code firstBy} may be switched either way at a restore, and the switch is logged; {@code
+ * pendingEvents} records whether the state may hold events waiting for the watermark ({@link
+ * FirstBy#EVENT_TIME} now or at any earlier snapshot), so that a job restored with {@link
+ * FirstBy#ARRIVAL} still judges them at their timers.
  */
 @Internal
 final class StateShape {
@@ -59,11 +65,20 @@ final class StateShape {
     /** The fields {@code exact} and {@code exactEntries} (exact mode, bloomstream 0.5 on). */
     static final int VERSION_3 = 3;
 
+    /**
+     * The fields {@code firstBy} ({@link FirstBy}) and {@code pendingEvents} (whether the state may
+     * hold events waiting for the watermark in {@link DedupFunction#PENDING_STATE}), bloomstream
+     * 0.5 on. A record of version 2 or 3 restores as state without waiting events.
+     */
+    static final int VERSION_4 = 4;
+
     /** The version of the record this bloomstream writes. */
-    static final int VERSION = VERSION_3;
+    static final int VERSION = VERSION_4;
 
     private static final String EXACT = "exact";
     private static final String EXACT_ENTRIES = "exactEntries";
+    private static final String FIRST_BY = "firstBy";
+    private static final String PENDING_EVENTS = "pendingEvents";
 
     /** The {@code shards} value of per-key dedup. */
     private static final String SHARDS_PER_KEY = "none (per key)";
@@ -91,6 +106,8 @@ final class StateShape {
         f.put("fpp", Double.toString(config.fpp()));
         f.put("pageBits", Integer.toString(config.pageBits()));
         f.put("growth", config.growth().name());
+        f.put(FIRST_BY, config.firstBy().name());
+        f.put(PENDING_EVENTS, Boolean.toString(config.firstBy() == FirstBy.EVENT_TIME));
         f.put(EXACT, Boolean.toString(config.exact()));
         f.put(EXACT_ENTRIES, Boolean.toString(config.exact()));
         return new StateShape(f);
@@ -110,6 +127,19 @@ final class StateShape {
     boolean mayHoldExactEntries() {
         return Boolean.parseBoolean(fields.get(EXACT_ENTRIES))
                 || Boolean.parseBoolean(fields.get(EXACT));
+    }
+
+    /** This shape, recording that the state may hold events waiting for the watermark. */
+    StateShape withPendingEvents() {
+        Map<String, String> f = new LinkedHashMap<>(fields);
+        f.put(PENDING_EVENTS, "true");
+        return new StateShape(f);
+    }
+
+    /** Whether state of this recorded shape may hold waiting events (false before version 4). */
+    boolean mayHoldPendingEvents() {
+        return Boolean.parseBoolean(fields.get(PENDING_EVENTS))
+                || FirstBy.EVENT_TIME.name().equals(fields.get(FIRST_BY));
     }
 
     String encode() {
@@ -178,12 +208,26 @@ final class StateShape {
                             + " unread (read again if exact mode is switched back on), until their"
                             + " generation expires (without retention: for ever)");
         }
+        String wasFirstBy = recorded.fields.getOrDefault(FIRST_BY, FirstBy.ARRIVAL.name());
+        if (!wasFirstBy.equals(fields.get(FIRST_BY))) {
+            log.info(
+                    "Restoring dedup state with firstBy changed from {} to {}: events that were"
+                            + " waiting for the watermark are still judged at their timers; events"
+                            + " from now on are judged {}",
+                    wasFirstBy,
+                    fields.get(FIRST_BY),
+                    FirstBy.EVENT_TIME.name().equals(fields.get(FIRST_BY))
+                            ? "when the watermark passes them, earliest event time first"
+                            : "as they arrive");
+        }
         for (Map.Entry<String, String> e : fields.entrySet()) {
             String was = recorded.fields.get(e.getKey());
             if (e.getKey().equals("version")
                     || e.getKey().equals(EXACT)
-                    || e.getKey().equals(EXACT_ENTRIES)) {
-                continue; // an older record restores as such; exact mode is logged above
+                    || e.getKey().equals(EXACT_ENTRIES)
+                    || e.getKey().equals(FIRST_BY)
+                    || e.getKey().equals(PENDING_EVENTS)) {
+                continue; // an older record restores as such; exact mode, firstBy logged above
             }
             if (was != null && !was.equals(e.getValue())) {
                 log.info(

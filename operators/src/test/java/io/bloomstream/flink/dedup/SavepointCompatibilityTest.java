@@ -24,10 +24,11 @@ import org.junit.jupiter.params.provider.EnumSource;
  * heap and RocksDB backends: bloomstream 0.1 (metadata layout 1, no retention, no shape record) and
  * 0.2 (layout 2, event-time retention, shape record), 0.4 (layout 3, written through the write-back
  * cache), all three hashed with XXH3-128, and 0.5 (layout 3, the 64-bit hash path: XXH3-64, the
- * default strategy since then), and 0.5 in exact mode (dedup shape 3, exact entries 1). The state
- * layout (state names, serializers and their snapshots) must stay restorable. Rewrite them only
- * when adding a new version's files, with {@code -Dbloomstream.writeSnapshots=true} (which writes
- * the current version's files only).
+ * default strategy since then), 0.5 in exact mode (dedup shape 3, exact entries 1), and 0.5 with
+ * {@link FirstBy#EVENT_TIME} and events still waiting (dedup shape 4). The state layout (state
+ * names, serializers and their snapshots) must stay restorable. Rewrite them only when adding a new
+ * version's files, with {@code -Dbloomstream.writeSnapshots=true} (which writes the current
+ * version's files only).
  */
 class SavepointCompatibilityTest {
 
@@ -84,6 +85,23 @@ class SavepointCompatibilityTest {
                         .retention(Duration.ofSeconds(30), TimeDomain.EVENT_TIME)
                         .generations(3)
                         .exact(true)
+                        .build()),
+        /**
+         * 0.5 with {@link FirstBy#EVENT_TIME} (dedup shape 4, the keyed state {@value
+         * DedupFunction#PENDING_STATE}), taken with events still waiting: ids 0..499 passed at the
+         * watermark, ids 500..999 waiting twice each, at time(i) and time(i) + 3 ({@link
+         * #writeEarliest}). Exact mode, so that what restores is judged without false positives.
+         */
+        V0_5_EARLIEST(
+                "earliest-0.5",
+                DedupConfig.builder()
+                        .expectedItems(100)
+                        .fpp(0.01)
+                        .retention(Duration.ofSeconds(30), TimeDomain.EVENT_TIME)
+                        .generations(3)
+                        .exact(true)
+                        .emitDuplicates(true)
+                        .firstBy(FirstBy.EVENT_TIME)
                         .build());
 
         final String name;
@@ -117,6 +135,9 @@ class SavepointCompatibilityTest {
     @EnumSource(Backend.class)
     void restoresTheCommittedSnapshots(Backend backend) throws Exception {
         for (Version v : Version.values()) {
+            if (v == Version.V0_5_EARLIEST) {
+                continue; // its events wait for the watermark: restoresTheEarliestSnapshot
+            }
             try (var h = DedupHarness.create(v.config, backend, 1, 0)) {
                 h.initializeState(OperatorSnapshotUtil.readStateHandle(v.file(backend).toString()));
                 h.open();
@@ -160,6 +181,104 @@ class SavepointCompatibilityTest {
             }
             assertThat(output(h)).hasSize(100);
             assertThat(m.count(DedupMetrics.FALSE_POSITIVES_CAUGHT)).isPositive();
+        }
+    }
+
+    /**
+     * The snapshot of {@link Version#V0_5_EARLIEST}, restored with its 1,000 waiting events: ids
+     * 0..499 stay passed (a later occurrence is a duplicate); of ids 500..749 the waiting
+     * occurrence at time(i) passes when the watermark reaches it, and of ids 750..999 an occurrence
+     * at time(i) - 2 sent after the restore wins over both waiting ones.
+     */
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void restoresTheEarliestSnapshotWithItsWaitingEvents(Backend backend) throws Exception {
+        Version v = Version.V0_5_EARLIEST;
+        try (var h = DedupHarness.create(v.config, backend, 1, 0)) {
+            h.initializeState(OperatorSnapshotUtil.readStateHandle(v.file(backend).toString()));
+            h.open();
+            assertThat(EarliestDedupTest.pendingKeys(h)).isEqualTo(5);
+            for (int i = 0; i < IDS / 2; i++) {
+                h.processElement(event(i), v.time(i) + 5_000);
+            }
+            for (int i = 3 * IDS / 4; i < IDS; i++) {
+                h.processElement(event(i), v.time(i) - 2);
+            }
+            assertThat(EarliestDedupTest.main(h)).isEmpty();
+            h.processWatermark(Long.MAX_VALUE);
+            List<String> expected = new ArrayList<>();
+            for (int i = IDS / 2; i < IDS; i++) {
+                expected.add(event(i) + "@" + (v.time(i) - (i < 3 * IDS / 4 ? 0 : 2)));
+            }
+            assertThat(EarliestDedupTest.main(h)).containsExactlyInAnyOrderElementsOf(expected);
+            assertThat(EarliestDedupTest.side(h, DedupHarness.DUPLICATES))
+                    .hasSize(IDS / 2 + IDS / 2 + IDS / 4);
+            assertThat(EarliestDedupTest.pendingKeys(h)).isZero();
+        }
+    }
+
+    /**
+     * Restored with {@link FirstBy#ARRIVAL}, the earliest snapshot's waiting events are still
+     * judged at their timers; and a snapshot without waiting events (0.5) restores under {@link
+     * FirstBy#EVENT_TIME}, its ids remembered.
+     */
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void firstByMaySwitchEitherWayAtARestore(Backend backend) throws Exception {
+        Version earliest = Version.V0_5_EARLIEST;
+        DedupConfig arrival =
+                DedupConfig.builder()
+                        .expectedItems(100)
+                        .fpp(0.01)
+                        .retention(Duration.ofSeconds(30), TimeDomain.EVENT_TIME)
+                        .generations(3)
+                        .exact(true)
+                        .build();
+        try (var h = DedupHarness.create(arrival, backend, 1, 0)) {
+            h.initializeState(
+                    OperatorSnapshotUtil.readStateHandle(earliest.file(backend).toString()));
+            h.open();
+            h.processWatermark(Long.MAX_VALUE);
+            assertThat(output(h)).hasSize(IDS / 2);
+        }
+        Version v = Version.V0_5;
+        DedupConfig toEarliest =
+                DedupConfig.builder()
+                        .expectedItems(100)
+                        .fpp(0.01)
+                        .retention(Duration.ofSeconds(30), TimeDomain.EVENT_TIME)
+                        .generations(3)
+                        .firstBy(FirstBy.EVENT_TIME)
+                        .build();
+        try (var h = DedupHarness.create(toEarliest, backend, 1, 0)) {
+            h.initializeState(OperatorSnapshotUtil.readStateHandle(v.file(backend).toString()));
+            h.open();
+            for (int i = 0; i < IDS + 100; i++) {
+                h.processElement(event(i), v.time(i));
+            }
+            h.processWatermark(Long.MAX_VALUE);
+            // the 1000 ids of the snapshot are remembered; of 100 new ones at most 5 are dropped
+            // as false positives (cascade rate <= 1%: 4.5 sigma)
+            assertThat(output(h).size()).isBetween(95, 100);
+            assertThat(output(h)).allMatch(e -> Integer.parseInt(e.split(",")[1]) >= IDS);
+        }
+    }
+
+    /** Writes the earliest snapshot: see {@link Version#V0_5_EARLIEST}. */
+    private static void writeEarliest(Backend backend) throws Exception {
+        Version v = Version.V0_5_EARLIEST;
+        try (var h = DedupHarness.create(v.config, backend, 1, 0)) {
+            h.open();
+            for (int i = 0; i < IDS; i++) {
+                h.processElement(event(i), v.time(i));
+            }
+            h.processWatermark(v.time(IDS / 2 - 1));
+            for (int i = IDS / 2; i < IDS; i++) {
+                h.processElement(event(i), v.time(i) + 3);
+            }
+            assertThat(output(h)).hasSize(IDS / 2);
+            Files.createDirectories(v.file(backend).getParent());
+            OperatorSnapshotUtil.writeStateHandle(h.snapshot(1, 1), v.file(backend).toString());
         }
     }
 
@@ -257,16 +376,8 @@ class SavepointCompatibilityTest {
     @Test
     @EnabledIfSystemProperty(named = "bloomstream.writeSnapshots", matches = "true")
     void writeSnapshots() throws Exception {
-        Version v = Version.V0_5_EXACT;
         for (Backend backend : Backend.values()) {
-            try (var h = DedupHarness.create(v.config, backend, 1, 0)) {
-                h.open();
-                for (int i = 0; i < IDS; i++) {
-                    h.processElement(event(i), v.time(i));
-                }
-                Files.createDirectories(v.file(backend).getParent());
-                OperatorSnapshotUtil.writeStateHandle(h.snapshot(1, 1), v.file(backend).toString());
-            }
+            writeEarliest(backend);
         }
     }
 }
