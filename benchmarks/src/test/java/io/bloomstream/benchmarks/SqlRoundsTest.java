@@ -102,6 +102,9 @@ class SqlRoundsTest {
         assertThat(SqlRounds.baseline("bloom_dedup_whole_et")).isEqualTo("row_number_et");
         assertThat(SqlRounds.baseline("bloom_dedup_arrival_et")).isEqualTo("row_number_et");
         assertThat(SqlRounds.baseline("row_number_et")).isEqualTo("row_number_et");
+        assertThat(SqlRounds.baseline("row_number_mb_et")).isEqualTo("row_number_et");
+        assertThat(SqlBenchmark.sql("row_number_mb_et", 500_000))
+                .isEqualTo(SqlBenchmark.sql("row_number_et", 500_000));
         assertThat(SqlBenchmark.sql("row_number_et", 500_000)).contains("ORDER BY ts)");
         assertThat(SqlBenchmark.sql("bloom_dedup_arrival_et", 500_000))
                 .isEqualTo(
