@@ -78,6 +78,21 @@ import org.apache.flink.types.RowKind;
  * UpdatingInput}; {@code rows} does not apply), over the same groups; their records/s count
  * changelog rows, and they are compared with {@code count_distinct_updating}. {@code
  * -Dbench.updatingFpp=P} sets the fpp of {@code bloom_count_distinct_updating} (0.01 unless set).
+ *
+ * <p>By event time (issue 40): the queries named {@code *}{@value #EVENT_TIME} read {@code events}
+ * with a rowtime {@code ts} in place of {@code pt}: row i's time is i ms plus a jitter uniform in
+ * [0, D) ms (fixed per row, D {@code -Dbench.disorderMs}, {@value #DEFAULT_DISORDER_MS} unless
+ * set), under the watermark {@code ts - D ms}, so that rows come in bounded disorder and none is
+ * late. {@code row_number_et} is {@code ROW_NUMBER() OVER (PARTITION BY id ORDER BY ts)}
+ * keep-first, the baseline of the others: {@code bloom_dedup_et} (the documented sharded query with
+ * {@code on_time => DESCRIPTOR(ts)}, so by default {@code first_by => 'EVENT_TIME'}), {@code
+ * bloom_dedup_whole_et} (the same without {@code PARTITION BY}) and {@code bloom_dedup_arrival_et}
+ * (the sharded query with {@code first_by => 'ARRIVAL'}: no rows wait for the watermark). They run
+ * without mini-batch, where Flink's {@code ROW_NUMBER} keep-first by a rowtime is insert-only and
+ * emitted at the watermark; {@code row_number_mb_et} is the same query with mini-batch on, where
+ * Flink plans it as an updating rank. The input stops at its last row without a final watermark: a
+ * first row within D of the end is not returned by either kind, and with each id's first occurrence
+ * in the first pass no first row is there.
  */
 public final class SqlBenchmark {
 
@@ -107,6 +122,25 @@ public final class SqlBenchmark {
      */
     static final String UPDATING_FPP_PROPERTY = "bench.updatingFpp";
 
+    /** The part of a query's name that makes it read the event-time input (issue 40). */
+    static final String EVENT_TIME = "_et";
+
+    /**
+     * The part of an event-time query's name that keeps mini-batch on ({@code row_number_mb_et}):
+     * the other {@code *_et} queries run without it, for with it Flink plans {@code ROW_NUMBER}
+     * keep-first by a rowtime as an updating rank (changelog I, UA, D), not the insert-only
+     * deduplication emitted at the watermark that {@code BLOOM_DEDUP} with {@code on_time} matches.
+     */
+    static final String MINI_BATCH = "_mb";
+
+    /**
+     * The bound of the event-time input's disorder in ms, when {@code bench.disorderMs} is unset.
+     */
+    static final long DEFAULT_DISORDER_MS = 1000;
+
+    /** The system property that sets the event-time input's disorder bound D in ms. */
+    static final String DISORDER_PROPERTY = "bench.disorderMs";
+
     /** The state TTL of the {@code row_number_ttl} query. */
     static final String TTL = "1 h";
 
@@ -134,7 +168,8 @@ public final class SqlBenchmark {
             long stateBytes,
             long out,
             String load,
-            long cpuNanos) {
+            long cpuNanos,
+            long peakRssBytes) {
         double recordsPerSecond() {
             return records / seconds;
         }
@@ -150,6 +185,35 @@ public final class SqlBenchmark {
      */
     static boolean isUpdating(String query) {
         return query.contains(UPDATING);
+    }
+
+    /**
+     * Whether {@code query} reads the event-time input: its name ends with {@value #EVENT_TIME}.
+     */
+    static boolean isEventTime(String query) {
+        return query.endsWith(EVENT_TIME);
+    }
+
+    /** The disorder bound D of the event-time input, in ms ({@link #DISORDER_PROPERTY}). */
+    static long disorderMs() {
+        long d = Long.parseLong(System.getProperty(DISORDER_PROPERTY, "" + DEFAULT_DISORDER_MS));
+        if (d < 1 || d >= 100_000) {
+            throw new IllegalArgumentException(
+                    DISORDER_PROPERTY + ": must be in [1, 100000) ms, got " + d);
+        }
+        return d;
+    }
+
+    /**
+     * The event time of row {@code index}, in ms: the index plus a jitter in [0, {@code
+     * disorderMs}) fixed per row (a 64-bit mix of the index, SplitMix64's finalizer).
+     */
+    static long eventTimeOf(long index, long disorderMs) {
+        long z = (index + 1) * 0x9E3779B97F4A7C15L;
+        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+        z = z ^ (z >>> 31);
+        return index + Math.floorMod(z, disorderMs);
     }
 
     /** The exact query each query is compared with. */
@@ -194,6 +258,15 @@ public final class SqlBenchmark {
                 rows,
                 ids,
                 rounds);
+        if (queries.stream().anyMatch(SqlBenchmark::isEventTime)) {
+            System.out.printf(
+                    Locale.ROOT,
+                    "Queries *%s: rowtime ts = row index ms + a jitter in [0, %d) ms,"
+                            + " WATERMARK ts - %d ms.%n%n",
+                    EVENT_TIME,
+                    disorderMs(),
+                    disorderMs());
+        }
         if (queries.stream().anyMatch(SqlBenchmark::isUpdating)) {
             System.out.printf(
                     Locale.ROOT,
@@ -209,8 +282,8 @@ public final class SqlBenchmark {
         }
         System.out.println(
                 "| backend | round | query | records/s | vs exact | CPU us/row | state bytes | vs"
-                        + " exact | rows out | load (1 min) |");
-        System.out.println("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+                        + " exact | rows out | peak RSS MiB | load (1 min) |");
+        System.out.println("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
         for (Result r : results) {
             Result exact =
                     results.stream()
@@ -223,7 +296,7 @@ public final class SqlBenchmark {
                             .orElse(r);
             System.out.printf(
                     Locale.ROOT,
-                    "| %s | %d | %s | %,.0f | %.2fx | %.2f | %,d | %.3fx | %,d | %s |%n",
+                    "| %s | %d | %s | %,.0f | %.2fx | %.2f | %,d | %.3fx | %,d | %,d | %s |%n",
                     r.backend,
                     r.round,
                     r.query,
@@ -233,6 +306,7 @@ public final class SqlBenchmark {
                     r.stateBytes,
                     (double) r.stateBytes / exact.stateBytes,
                     r.out,
+                    r.peakRssBytes >> 20,
                     r.load);
         }
         List<SqlRounds.Run> runs = new ArrayList<>();
@@ -259,6 +333,11 @@ public final class SqlBenchmark {
     static final String SHARDED_VIEW =
             "CREATE TEMPORARY VIEW sharded AS SELECT id, x, BLOOM_SHARD(id) AS shard FROM events";
 
+    /** {@link #SHARDED_VIEW} of the event-time input: with its rowtime {@code ts}. */
+    static final String SHARDED_VIEW_EVENT_TIME =
+            "CREATE TEMPORARY VIEW sharded AS SELECT id, x, ts, BLOOM_SHARD(id) AS shard"
+                    + " FROM events";
+
     /**
      * The {@code BLOOM_DEDUP} query as docs/sql-dedup.md writes it for {@code ids} distinct ids in
      * all, over {@link #SHARDED_VIEW}: {@code expected_items} the total, {@code shards} the shard
@@ -284,10 +363,40 @@ public final class SqlBenchmark {
                         : ", uid => 'bench-dedup')");
     }
 
+    /**
+     * The documented sharded {@code BLOOM_DEDUP} query (or without {@code PARTITION BY} when {@code
+     * whole}) by event time, over {@link #SHARDED_VIEW_EVENT_TIME}: {@code on_time =>
+     * DESCRIPTOR(ts)}, and {@code first_by => 'ARRIVAL'} when {@code arrival}.
+     */
+    static String bloomDedupEventTime(long ids, boolean whole, boolean arrival) {
+        return "SELECT id, x FROM BLOOM_DEDUP(input => "
+                + (whole ? "TABLE events" : "TABLE sharded PARTITION BY shard")
+                + ", id_column => 'id', expected_items => "
+                + ids
+                + ", fpp => 0.01"
+                + (whole ? "" : ", shards => " + ShardScalarFunction.DEFAULT_SHARDS)
+                + ", on_time => DESCRIPTOR(ts)"
+                + (arrival ? ", first_by => 'ARRIVAL'" : "")
+                + ", uid => 'bench-dedup"
+                + (whole ? "-whole" : "")
+                + (arrival ? "-arrival" : "")
+                + "-et')";
+    }
+
     /** The SQL of {@code query}. */
     static String sql(String query, long ids) {
         long perGroup = (ids + GROUPS - 1) / GROUPS;
         switch (query) {
+            case "row_number" + EVENT_TIME:
+            case "row_number" + MINI_BATCH + EVENT_TIME:
+                return "SELECT id, x FROM (SELECT id, x, ROW_NUMBER() OVER (PARTITION BY id"
+                        + " ORDER BY ts) AS rn FROM events) WHERE rn = 1";
+            case "bloom_dedup" + EVENT_TIME:
+                return bloomDedupEventTime(ids, false, false);
+            case "bloom_dedup_whole" + EVENT_TIME:
+                return bloomDedupEventTime(ids, true, false);
+            case "bloom_dedup_arrival" + EVENT_TIME:
+                return bloomDedupEventTime(ids, false, true);
             case "row_number":
             case "row_number_ttl":
                 return "SELECT id, x FROM (SELECT id, x, ROW_NUMBER() OVER (PARTITION BY id"
@@ -339,6 +448,7 @@ public final class SqlBenchmark {
         FIRST_CPU_NANOS.set(0);
         LAST_CPU_NANOS.set(0);
         LAST.clear();
+        Memory.resetPeakRss();
         Configuration conf = new Configuration();
         conf.set(StateBackendOptions.STATE_BACKEND, backend);
         conf.set(PipelineOptions.GENERIC_TYPES, false);
@@ -356,7 +466,11 @@ public final class SqlBenchmark {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
         env.setParallelism(1);
         StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
-        tEnv.getConfig().set("table.exec.mini-batch.enabled", "true");
+        tEnv.getConfig()
+                .set(
+                        "table.exec.mini-batch.enabled",
+                        String.valueOf(
+                                !isEventTime(query) || query.endsWith(MINI_BATCH + EVENT_TIME)));
         tEnv.getConfig().set("table.exec.mini-batch.allow-latency", "1 s");
         tEnv.getConfig().set("table.exec.mini-batch.size", "5000");
         if (query.endsWith("_ttl")) {
@@ -380,10 +494,12 @@ public final class SqlBenchmark {
                     "CREATE TEMPORARY VIEW events AS SELECT CAST(x AS STRING) AS id, x, "
                             + GROUP_OF_X
                             + " AS g FROM changelog");
+        } else if (isEventTime(query)) {
+            EventTimeInput.events(env, tEnv, rows, ids, disorderMs(), new StampRealIds());
         } else {
             insertOnlyEvents(env, tEnv, rows, ids);
         }
-        tEnv.executeSql(SHARDED_VIEW);
+        tEnv.executeSql(isEventTime(query) ? SHARDED_VIEW_EVENT_TIME : SHARDED_VIEW);
         tEnv.toChangelogStream(tEnv.sqlQuery(sql(query, ids)))
                 .sinkTo(new CountingSink())
                 .name("out");
@@ -445,11 +561,12 @@ public final class SqlBenchmark {
                         bytes,
                         out,
                         loadAverage(),
-                        LAST_CPU_NANOS.get() - FIRST_CPU_NANOS.get());
+                        LAST_CPU_NANOS.get() - FIRST_CPU_NANOS.get(),
+                        Memory.peakRss());
         System.out.printf(
                 Locale.ROOT,
                 "%s/%s, round %d: %.2f s, %,.0f records/s, %.2f us CPU/row, savepoint %,d bytes,"
-                        + " %s %,d, load %s%n",
+                        + " %s %,d, peak RSS %,d MiB, load %s%n",
                 backend,
                 query,
                 round,
@@ -459,6 +576,7 @@ public final class SqlBenchmark {
                 bytes,
                 query.contains("count") ? "count (sum over groups)" : "rows out",
                 out,
+                r.peakRssBytes >> 20,
                 r.load);
         return r;
     }

@@ -65,11 +65,15 @@ final class SqlRounds {
 
     /**
      * The exact query a query is compared with: {@code count_distinct_updating} (the queries on
-     * updating input, {@code *_updating}), {@code count_distinct} or {@code row_number}.
+     * updating input, {@code *_updating}), {@code row_number_et} (the queries by event time, {@code
+     * *_et}), {@code count_distinct} or {@code row_number}.
      */
     static String baseline(String query) {
         if (SqlBenchmark.isUpdating(query)) {
             return "count_distinct_updating";
+        }
+        if (SqlBenchmark.isEventTime(query)) {
+            return "row_number" + SqlBenchmark.EVENT_TIME;
         }
         return query.contains("count") ? "count_distinct" : "row_number";
     }

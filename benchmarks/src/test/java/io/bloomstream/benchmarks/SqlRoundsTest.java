@@ -97,6 +97,50 @@ class SqlRoundsTest {
     }
 
     @Test
+    void eventTimeQueriesCompareWithRowNumberOrderedByTheRowtime() {
+        assertThat(SqlRounds.baseline("bloom_dedup_et")).isEqualTo("row_number_et");
+        assertThat(SqlRounds.baseline("bloom_dedup_whole_et")).isEqualTo("row_number_et");
+        assertThat(SqlRounds.baseline("bloom_dedup_arrival_et")).isEqualTo("row_number_et");
+        assertThat(SqlRounds.baseline("row_number_et")).isEqualTo("row_number_et");
+        assertThat(SqlRounds.baseline("row_number_mb_et")).isEqualTo("row_number_et");
+        assertThat(SqlBenchmark.sql("row_number_mb_et", 500_000))
+                .isEqualTo(SqlBenchmark.sql("row_number_et", 500_000));
+        assertThat(SqlBenchmark.sql("row_number_et", 500_000)).contains("ORDER BY ts)");
+        assertThat(SqlBenchmark.sql("bloom_dedup_arrival_et", 500_000))
+                .isEqualTo(
+                        "SELECT id, x FROM BLOOM_DEDUP(input => TABLE sharded PARTITION BY shard,"
+                                + " id_column => 'id', expected_items => 500000, fpp => 0.01,"
+                                + " shards => 1024, on_time => DESCRIPTOR(ts), first_by =>"
+                                + " 'ARRIVAL', uid => 'bench-dedup-arrival-et')");
+        assertThat(SqlBenchmark.sql("bloom_dedup_whole_et", 500_000))
+                .doesNotContain("PARTITION BY")
+                .doesNotContain("first_by")
+                .contains("on_time => DESCRIPTOR(ts)");
+    }
+
+    @Test
+    void noEventTimeRowIsLateUnderTheWatermarkOfItsDisorder() {
+        // row i's time is in [i, i + D); the watermark after rows 0..i-1 is at most their
+        // latest time minus D, so below i
+        long d = 1000;
+        long latest = Long.MIN_VALUE;
+        long min = Long.MAX_VALUE;
+        long max = Long.MIN_VALUE;
+        for (long i = 0; i < 200_000; i++) {
+            long t = SqlBenchmark.eventTimeOf(i, d);
+            assertThat(t).isBetween(i, i + d - 1);
+            if (latest != Long.MIN_VALUE) {
+                assertThat(latest - d).isLessThan(t);
+            }
+            latest = Math.max(latest, t);
+            min = Math.min(min, t - i);
+            max = Math.max(max, t - i);
+        }
+        assertThat(min).isZero(); // the jitter spans its range
+        assertThat(max).isEqualTo(d - 1);
+    }
+
+    @Test
     void updatingQueriesCompareWithCountDistinctOnTheSameChangelog() {
         assertThat(SqlRounds.baseline("bloom_count_distinct_updating"))
                 .isEqualTo("count_distinct_updating");
