@@ -1,16 +1,13 @@
 package io.bloomstream.table;
 
-import io.bloomstream.flink.TimeDomain;
 import io.bloomstream.flink.dedup.DedupConfig;
-import io.bloomstream.flink.internal.EventTimes;
 import io.bloomstream.table.internal.DedupArgumentChecks;
 import io.bloomstream.table.internal.DedupArguments;
 import io.bloomstream.table.internal.DedupCall;
 import io.bloomstream.table.internal.DedupStateCache;
 import io.bloomstream.table.internal.PendingRows;
-import io.bloomstream.table.internal.RowIds;
 import io.bloomstream.table.internal.SqlDedupLayout;
-import io.bloomstream.table.internal.SqlDedupState;
+import io.bloomstream.table.internal.SqlDedupRun;
 import io.bloomstream.table.internal.SqlDedupStore;
 import java.math.BigDecimal;
 import java.time.Duration;
@@ -24,8 +21,6 @@ import org.apache.flink.table.api.dataview.MapView;
 import org.apache.flink.table.catalog.DataTypeFactory;
 import org.apache.flink.table.functions.FunctionContext;
 import org.apache.flink.table.functions.ProcessTableFunction;
-import org.apache.flink.table.functions.TableSemantics;
-import org.apache.flink.table.types.DataType;
 import org.apache.flink.table.types.inference.StaticArgument;
 import org.apache.flink.table.types.inference.TypeInference;
 import org.apache.flink.types.Row;
@@ -191,9 +186,6 @@ public class DedupTableFunction extends ProcessTableFunction<Row> {
 
     private static final long serialVersionUID = 1L;
 
-    private static final org.slf4j.Logger LOG =
-            org.slf4j.LoggerFactory.getLogger(DedupTableFunction.class);
-
     /**
      * Name of the per-key row state entry ({@link SqlDedupLayout}; part of the savepoint contract).
      */
@@ -246,30 +238,11 @@ public class DedupTableFunction extends ProcessTableFunction<Row> {
     @org.apache.flink.annotation.VisibleForTesting
     static volatile java.util.function.LongSupplier clock = System::currentTimeMillis;
 
-    private transient SqlDedupState state;
-    private transient DedupStateCache cache;
-    private transient SqlDedupStore store;
-    private transient RowIds ids;
-    private transient PendingRows pending;
-    private transient DedupArguments.FirstBy firstBy;
-    private transient boolean configured;
-    private transient boolean configuredByRow;
-    private transient boolean onTime;
-    private transient String idColumnName;
-    private transient PartitionKey partitionKey;
-    private transient EventTimes eventTimes;
-    private transient int[] keyColumns;
-    private transient int[] outputColumns;
+    private transient SqlDedupRun run;
 
     @Override
     public void open(FunctionContext context) throws Exception {
-        state = new SqlDedupState(context.getMetricGroup());
-        partitionKey = new PartitionKey();
-        eventTimes = new EventTimes(LOG, "BLOOM_DEDUP with on_time");
-        configured = false;
-        configuredByRow = false;
-        cache = null; // sized by the first row's config
-        store = null;
+        run = new SqlDedupRun(context.getMetricGroup(), clock, this::collect);
     }
 
     /** Judges one row; see the class comment. */
@@ -314,8 +287,8 @@ public class DedupTableFunction extends ProcessTableFunction<Row> {
             @ArgumentHint(name = DedupArguments.EXACT, isOptional = true) Boolean exact,
             @ArgumentHint(name = DedupArguments.FIRST_BY, isOptional = true) String firstByArg)
             throws Exception {
-        if (!configuredByRow) {
-            configure(
+        if (!run.configuredByRow()) {
+            run.configureByRow(
                     ctx.tableSemanticsFor(DedupArguments.INPUT),
                     new DedupCall(
                             idColumn,
@@ -328,172 +301,8 @@ public class DedupTableFunction extends ProcessTableFunction<Row> {
                             generations,
                             exact,
                             firstByArg));
-            configuredByRow = true;
         }
-        state.recordIn();
-        DedupConfig config = state.config();
-        long time = 0;
-        long horizon = 0;
-        TimeContext<Long> timeCtx = null;
-        if (onTime) {
-            timeCtx = ctx.timeContext(Long.class);
-            Long t = eventTimes.of(timeCtx.time());
-            if (t == null) {
-                state.rejected("no event time in the on_time column", input);
-                return;
-            }
-            Long wm = timeCtx.currentWatermark();
-            long watermark = wm == null ? Long.MIN_VALUE : wm;
-            // Flink's rule: a row below the watermark is late. Flink 2.2 drops rows at or before
-            // the watermark before eval() (FLINK-39436); later versions pass them.
-            if (watermark != Long.MIN_VALUE && t < watermark) {
-                state.late("late: event time " + t + " is before watermark " + watermark, input);
-                return;
-            }
-            time = t;
-            horizon = watermark;
-        } else if (config.hasRetention()) {
-            time = clock.getAsLong(); // processing-time retention
-            horizon = time;
-        }
-        ids.bind(input);
-        if (!ids.usable()) {
-            state.rejected("empty id in column " + idColumnName, input);
-            return;
-        }
-        if (firstBy == DedupArguments.FirstBy.EVENT_TIME) {
-            if (!config.hasRetention()
-                    && rememberedOnArrival(
-                            input, metaRow, pageView, metaView, pagesView, exactView)) {
-                return;
-            }
-            pending.add(pendingView, time, input); // judged when the watermark passes it
-            timeCtx.registerOnTime(time);
-            return;
-        }
-        judge(input, time, horizon, timeCtx, metaRow, pageView, metaView, pagesView, exactView);
-    }
-
-    /**
-     * Configures the function for {@code call}: the first row's, or, in a timer that fires before
-     * any row reached a restored task, the call recorded with the rows it buffered.
-     */
-    private void configure(TableSemantics semantics, DedupCall call) throws Exception {
-        onTime = semantics.timeColumn() >= 0;
-        DedupConfig config = call.config(onTime);
-        firstBy = call.firstBy(onTime);
-        state.configure(config, config.expectedItems());
-        cache = DedupStateCache.forConfig(config);
-        store = new SqlDedupStore(cache);
-        if (config.timeDomain() == TimeDomain.EVENT_TIME) {
-            store.recordTimerConfig(config.retentionMillis(), config.generations());
-        }
-        DataType type = semantics.dataType();
-        List<String> names = DataType.getFieldNames(type);
-        int[] idColumns = DedupArguments.idColumns(call.idColumn(), names);
-        DedupArguments.IdKind[] kinds = new DedupArguments.IdKind[idColumns.length];
-        for (int i = 0; i < kinds.length; i++) {
-            kinds[i] =
-                    DedupArguments.idKind(
-                            DataType.getFieldDataTypes(type).get(idColumns[i]).getLogicalType());
-        }
-        ids = new RowIds(idColumns, kinds);
-        idColumnName = call.idColumn();
-        keyColumns = semantics.partitionByColumns();
-        outputColumns = new int[names.size() - keyColumns.length];
-        int j = 0;
-        for (int i = 0; i < names.size(); i++) {
-            if (!DedupArguments.contains(keyColumns, i)) {
-                outputColumns[j++] = i;
-            }
-        }
-        // Also under 'ARRIVAL': rows a restored 'EVENT_TIME' call left waiting are judged.
-        pending = new PendingRows(type, call);
-        configured = true;
-    }
-
-    /**
-     * Judges the row {@link #ids} is bound to, at {@code time}, through the cache: returns it if it
-     * is a first occurrence, and registers the cleanup timer of a generation it opened.
-     */
-    private void judge(
-            Row input,
-            long time,
-            long horizon,
-            TimeContext<Long> timeCtx,
-            Row metaRow,
-            MapView<Long, long[]> pageView,
-            MapView<Integer, byte[]> metaView,
-            MapView<Long, byte[]> pagesView,
-            MapView<String, Boolean> exactView)
-            throws Exception {
-        DedupConfig config = state.config();
-        DedupStateCache.Entry entry =
-                bind(input, metaRow, pageView, metaView, pagesView, exactView);
-        try {
-            boolean eventTime = config.timeDomain() == TimeDomain.EVENT_TIME;
-            if (config.hasRetention() && !eventTime) {
-                // No processing-time timers for a PTF: a key's expired generations go when it is
-                // next seen.
-                state.expireAt(store, time);
-            }
-            partitionKey.row = input;
-            if (state.addIfAbsent(store, partitionKey, ids, time, horizon)) {
-                collect(project(input));
-            }
-            SqlDedupLayout.markRow(metaRow);
-            long expiry = state.newExpiry(); // one cleanup timer per key and generation
-            if (expiry != Long.MIN_VALUE && eventTime && timeCtx != null) {
-                timeCtx.registerOnTime(expiry);
-            }
-        } finally {
-            cache.trim(entry);
-        }
-    }
-
-    /**
-     * Binds the store to {@code input}'s partition key (its state moved to the current layout
-     * first) and to the bound id's exact key; returns the key's cache entry, to trim afterwards.
-     */
-    private DedupStateCache.Entry bind(
-            Row input,
-            Row metaRow,
-            MapView<Long, long[]> pageView,
-            MapView<Integer, byte[]> metaView,
-            MapView<Long, byte[]> pagesView,
-            MapView<String, Boolean> exactView)
-            throws Exception {
-        Object key = DedupStateCache.keyOf(partitionColumns(input));
-        if (SqlDedupLayout.versionOf(metaRow) != SqlDedupLayout.CURRENT_VERSION) {
-            SqlDedupLayout.migrate(metaRow, pageView, metaView, pagesView);
-            cache.forget(key);
-        }
-        DedupStateCache.Entry entry = cache.entry(key);
-        store.bind(metaView, pagesView, exactView, entry);
-        store.exactKey(state.config().exact() ? ids.exactKey() : null);
-        return entry;
-    }
-
-    /**
-     * Whether the bound row, arriving under {@code first_by => 'EVENT_TIME'} without retention, is
-     * a duplicate of an id already remembered, counted as such: then no row of its id can be
-     * returned any more (the filter only grows), so it need not wait for the watermark.
-     */
-    private boolean rememberedOnArrival(
-            Row input,
-            Row metaRow,
-            MapView<Long, long[]> pageView,
-            MapView<Integer, byte[]> metaView,
-            MapView<Long, byte[]> pagesView,
-            MapView<String, Boolean> exactView)
-            throws Exception {
-        DedupStateCache.Entry entry =
-                bind(input, metaRow, pageView, metaView, pagesView, exactView);
-        try {
-            return state.duplicateOfRemembered(store, ids);
-        } finally {
-            cache.trim(entry);
-        }
+        run.eval(ctx, metaRow, pageView, metaView, pagesView, exactView, pendingView, input);
     }
 
     /**
@@ -509,154 +318,7 @@ public class DedupTableFunction extends ProcessTableFunction<Row> {
             MapView<String, Boolean> exactView,
             MapView<Long, byte[]> pendingView)
             throws Exception {
-        TimeContext<Long> timeCtx = ctx.timeContext(Long.class);
-        long time = timeCtx.time();
-        byte[] waiting = pendingView.get(time);
-        if (waiting != null) {
-            if (!configured) {
-                configure(
-                        ctx.tableSemanticsFor(DedupArguments.INPUT),
-                        PendingRows.callOf(waiting, time));
-            }
-            pendingView.remove(time);
-            List<Row> rows = pending.decode(waiting, time);
-            Long wm = timeCtx.currentWatermark();
-            long horizon = wm == null ? time : Math.max(wm, time);
-            for (Row row : rows) {
-                ids.bind(row);
-                judge(
-                        row, time, horizon, timeCtx, metaRow, pageView, metaView, pagesView,
-                        exactView);
-            }
-            if (state.config().hasRetention()
-                    && state.config().timeDomain() == TimeDomain.EVENT_TIME) {
-                expire(timeCtx, metaRow, metaView, pagesView, exactView, rows.get(0));
-            }
-            return;
-        }
-        expireUncached(timeCtx, metaRow, pageView, metaView, pagesView, exactView);
-    }
-
-    /** Frees the expired generations of {@code row}'s key, through the cache. */
-    private void expire(
-            TimeContext<Long> timeCtx,
-            Row metaRow,
-            MapView<Integer, byte[]> metaView,
-            MapView<Long, byte[]> pagesView,
-            MapView<String, Boolean> exactView,
-            Row row)
-            throws Exception {
-        DedupStateCache.Entry entry = cache.entry(DedupStateCache.keyOf(partitionColumns(row)));
-        store.bind(metaView, pagesView, exactView, entry);
-        try {
-            long[] left = state.expireAt(store, timeCtx.time());
-            for (long expiry : left) {
-                timeCtx.registerOnTime(expiry);
-            }
-            if (left.length == 0) {
-                SqlDedupLayout.unmarkRow(metaRow);
-            }
-        } finally {
-            cache.trim(entry);
-        }
-    }
-
-    /** Frees the current key's expired generations, on state (a timer cannot name its key). */
-    private void expireUncached(
-            TimeContext<Long> timeCtx,
-            Row metaRow,
-            MapView<Long, long[]> pageView,
-            MapView<Integer, byte[]> metaView,
-            MapView<Long, byte[]> pagesView,
-            MapView<String, Boolean> exactView)
-            throws Exception {
-        // What the cache holds of the timer's key would be stale afterwards.
-        if (cache != null) {
-            cache.clear();
-        }
-        SqlDedupLayout.migrate(metaRow, pageView, metaView, pagesView);
-        SqlDedupStore timerStore = store;
-        if (state.config() == null) {
-            // Restored, and no row has reached this task yet: free under the config the key's
-            // state was written with; the first row brings the call's config.
-            DedupConfig recorded = recordedConfig(metaView.get(SqlDedupLayout.TIMER_CONFIG_KEY));
-            if (recorded == null) {
-                return; // the key has no state left
-            }
-            state.configure(recorded, DedupConfig.DEFAULT_EXPECTED_ITEMS);
-        }
-        if (!state.config().hasRetention()
-                || state.config().timeDomain() != TimeDomain.EVENT_TIME) {
-            return; // an emit timer whose rows are gone (judged at an earlier firing)
-        }
-        if (timerStore == null) {
-            timerStore = new SqlDedupStore(null);
-            timerStore.recordTimerConfig(
-                    state.config().retentionMillis(), state.config().generations());
-        }
-        timerStore.bind(metaView, pagesView, exactView, null);
-        long[] left = state.expireAt(timerStore, timeCtx.time());
-        for (long expiry : left) {
-            timeCtx.registerOnTime(expiry);
-        }
-        if (left.length == 0) {
-            SqlDedupLayout.unmarkRow(metaRow); // the key's state is freed: its row goes too
-        }
-    }
-
-    /** The values of the partition columns of {@code input}. */
-    private Object[] partitionColumns(Row input) {
-        Object[] key = new Object[keyColumns.length];
-        for (int i = 0; i < key.length; i++) {
-            key[i] = input.getField(keyColumns[i]);
-        }
-        return key;
-    }
-
-    /**
-     * The config recorded with a key's state ({@link SqlDedupLayout#TIMER_CONFIG_KEY}), or null.
-     */
-    private static DedupConfig recordedConfig(byte[] timerConfig) throws java.io.IOException {
-        if (timerConfig == null) {
-            return null;
-        }
-        return DedupConfig.builder()
-                .retention(
-                        Duration.ofMillis(SqlDedupLayout.timerRetentionMillis(timerConfig)),
-                        TimeDomain.EVENT_TIME)
-                .generations(SqlDedupLayout.timerGenerations(timerConfig))
-                .build();
-    }
-
-    /**
-     * The current row's partition key as the filter state sees it: only a new key's bucket phase
-     * uses it, through {@link #hashCode} (deterministic), so the key columns are read only then.
-     * One instance is reused for every row: the state keeps no reference to it (no metadata cache).
-     */
-    private final class PartitionKey {
-        Row row;
-
-        @Override
-        public int hashCode() {
-            Object[] key = new Object[keyColumns.length];
-            for (int i = 0; i < key.length; i++) {
-                key[i] = row.getField(keyColumns[i]);
-            }
-            return java.util.Arrays.deepHashCode(key);
-        }
-
-        @Override
-        public boolean equals(Object o) {
-            return o == this;
-        }
-    }
-
-    private Row project(Row input) {
-        Row out = new Row(outputColumns.length);
-        for (int i = 0; i < outputColumns.length; i++) {
-            out.setField(i, input.getField(outputColumns[i]));
-        }
-        return out;
+        run.onTimer(ctx, metaRow, pageView, metaView, pagesView, exactView, pendingView);
     }
 
     @Override
