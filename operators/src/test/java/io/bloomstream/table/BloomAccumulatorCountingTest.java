@@ -116,9 +116,9 @@ class BloomAccumulatorCountingTest {
         BloomAccumulator memory = f.createAccumulator(); // batch: every row in memory
         List<BloomAccumulator> waiting = new ArrayList<>(); // locals merged together first
         BloomAccumulator local = f.createAccumulator();
-        int ops = 200 + random.nextInt(3 * BloomAccumulator.LOG_LIMIT);
+        int ops = 200 + random.nextInt(3 * CountingPages.LOG_LIMIT);
         // a third of the seeds in bundles past the log's limit, the rest in small bundles
-        int bundleEnd = seed % 3 == 0 ? 2 * BloomAccumulator.LOG_LIMIT : 50;
+        int bundleEnd = seed % 3 == 0 ? 2 * CountingPages.LOG_LIMIT : 50;
         for (int i = 0; i < ops; i++) {
             boolean retract = !occurrences.isEmpty() && random.nextInt(100) < 40;
             if (retract) {
@@ -264,12 +264,12 @@ class BloomAccumulatorCountingTest {
         assertThat(local.pages.keys())
                 .containsExactlyInAnyOrder(BloomAccumulator.ADD_LOG, BloomAccumulator.RETRACT_LOG);
         assertThat(local.pages.get(BloomAccumulator.ADD_LOG)[0]).isEqualTo(100);
-        for (int i = 100; i < BloomAccumulator.LOG_LIMIT; i++) {
+        for (int i = 100; i < CountingPages.LOG_LIMIT; i++) {
             add(local, "user-" + i);
         }
         assertThat(local.pages.contains(BloomAccumulator.ADD_LOG)).isFalse();
         Map<String, Integer> present = new HashMap<>();
-        for (int i = 1; i < BloomAccumulator.LOG_LIMIT; i++) {
+        for (int i = 1; i < CountingPages.LOG_LIMIT; i++) {
             present.put("user-" + i, 1);
         }
         assertExact(local, present);
@@ -283,7 +283,7 @@ class BloomAccumulatorCountingTest {
         add(l1, "v");
         BloomAccumulator l2 = f.createAccumulator();
         retract(l2, "v");
-        for (int i = 0; i < BloomAccumulator.LOG_LIMIT; i++) {
+        for (int i = 0; i < CountingPages.LOG_LIMIT; i++) {
             add(l2, "w");
         }
         assertThat(l2.pages.contains(-1 - page("v"))).as("-v pending in l2").isTrue();
@@ -291,7 +291,7 @@ class BloomAccumulatorCountingTest {
         f.merge(combined, List.of(l2, l1));
         BloomAccumulator global = inState();
         f.merge(global, List.of(combined));
-        assertExact(global, Map.of("w", BloomAccumulator.LOG_LIMIT));
+        assertExact(global, Map.of("w", CountingPages.LOG_LIMIT));
         assertThat(f.getValue(global)).isEqualTo(1L);
     }
 
