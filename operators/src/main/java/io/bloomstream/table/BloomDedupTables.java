@@ -46,14 +46,15 @@ import org.apache.flink.types.Row;
  * <p>The guarantee is {@link BloomDedup}'s, per id: with no retention, the first occurrence of each
  * id passes unless the filter gives a false positive (at most {@link DedupConfig#fpp()} per first
  * occurrence; none in {@link DedupConfig.Builder#exact exact} mode), and no later one passes. In
- * exact mode without retention the result is the rows of Flink's keep-first {@code ROW_NUMBER()
+ * exact mode without retention, on ids that are neither NULL nor empty and reach the dedup in the
+ * order Flink's query sees them, the result is the rows of Flink's keep-first {@code ROW_NUMBER()
  * OVER (PARTITION BY id ORDER BY proctime) = 1} (or {@code ORDER BY rowtime} under {@link
  * FirstBy#EVENT_TIME}), as an insert-only table. The id column is a STRING ({@code CHAR}, {@code
  * VARCHAR}), BYTES ({@code BINARY}, {@code VARBINARY}) or integer ({@code TINYINT} to {@code
- * BIGINT}) column, hashed as {@code BLOOM_DEDUP} hashes it. Unlike {@code BLOOM_DEDUP} and {@code
- * ROW_NUMBER}, a row whose id is NULL, or an empty STRING or BYTES, is not an id: it goes to the
- * operator's rejected side output, which a table does not show (it is counted in the operator's
- * metrics; see docs/dedup.md).
+ * BIGINT}) column, hashed as {@code BLOOM_DEDUP} hashes it. A row whose id is NULL, or an empty
+ * STRING or BYTES, is not an id: it goes to the operator's rejected side output, which a table does
+ * not show (it is counted in the operator's metrics; see docs/dedup.md). {@code BLOOM_DEDUP} also
+ * rejects empty ids but keeps the first NULL-id row, as {@code ROW_NUMBER} does.
  *
  * <p>The dedup operator has uid and name {@value #DEFAULT_UID}; keep it to restore from a
  * savepoint, and give each dedup of a job its own through {@link #withUidPrefix}. The conversions
