@@ -1,5 +1,7 @@
 package io.bloomstream.benchmarks;
 
+import io.bloomstream.flink.dedup.DedupConfig;
+import io.bloomstream.table.BloomDedupTables;
 import io.bloomstream.table.BloomFunctions;
 import io.bloomstream.table.ShardScalarFunction;
 import java.io.IOException;
@@ -33,6 +35,7 @@ import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.DataTypes;
 import org.apache.flink.table.api.Schema;
+import org.apache.flink.table.api.Table;
 import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
 import org.apache.flink.table.connector.ChangelogMode;
 import org.apache.flink.types.Row;
@@ -68,8 +71,10 @@ import org.apache.flink.types.RowKind;
  * count_distinct_1p}, {@code bloom_count_distinct_1p}) with {@code
  * table.optimizer.agg-phase-strategy: ONE_PHASE}; {@code bloom_dedup_whole} is {@code BLOOM_DEDUP}
  * without {@code PARTITION BY} (the whole input on one task); {@code bloom_dedup_exact} is the
- * documented query with {@code exact => TRUE}. {@code -Dbench.flink.KEY=VALUE} sets a Flink option
- * for every query (for example {@code -Dbench.flink.execution.checkpointing.incremental=true}).
+ * documented query with {@code exact => TRUE}; {@value #TABLE_API_DEDUP} is no query but the Java
+ * Table pipeline of {@link #tableApiDedup} (the DataStream operator through {@code
+ * BloomDedupTables}). {@code -Dbench.flink.KEY=VALUE} sets a Flink option for every query (for
+ * example {@code -Dbench.flink.execution.checkpointing.incremental=true}).
  *
  * <p>On updating input: {@code count_distinct_updating} ({@code COUNT(DISTINCT id)}) and {@code
  * bloom_count_distinct_updating} (the counting form, {@code BLOOM_COUNT_DISTINCT(id, perGroup,
@@ -383,6 +388,25 @@ public final class SqlBenchmark {
                 + "-et')";
     }
 
+    /**
+     * The contender that is a Java Table pipeline, not a query (issue 41): {@link
+     * BloomDedupTables#dedup} of {@code SELECT id, x FROM events} by {@code id}, sized and sharded
+     * as {@link #bloomDedup}, fpp 1%.
+     */
+    static final String TABLE_API_DEDUP = "bloom_dedup_table";
+
+    /** The result of {@value #TABLE_API_DEDUP}: the documented Java call. */
+    static Table tableApiDedup(StreamTableEnvironment tEnv, long ids) {
+        DedupConfig config =
+                DedupConfig.builder()
+                        .expectedItems(ids)
+                        .fpp(0.01)
+                        .shards(ShardScalarFunction.DEFAULT_SHARDS)
+                        .build();
+        return BloomDedupTables.withUidPrefix("bench-dedup-table")
+                .dedup(tEnv, tEnv.sqlQuery(sql(TABLE_API_DEDUP, ids)), "id", config);
+    }
+
     /** The SQL of {@code query}. */
     static String sql(String query, long ids) {
         long perGroup = (ids + GROUPS - 1) / GROUPS;
@@ -405,6 +429,9 @@ public final class SqlBenchmark {
                 return bloomDedup(ids);
             case "bloom_dedup_exact":
                 return bloomDedup(ids, true);
+            case TABLE_API_DEDUP:
+                // the Table that BloomDedupTables.dedup takes ({@link #tableApiDedup})
+                return "SELECT id, x FROM events";
             case "bloom_dedup_whole":
                 // the shortest rewrite: no PARTITION BY, the whole input on one task
                 return "SELECT id, x FROM BLOOM_DEDUP(input => TABLE events, id_column => 'id',"
@@ -500,9 +527,11 @@ public final class SqlBenchmark {
             insertOnlyEvents(env, tEnv, rows, ids);
         }
         tEnv.executeSql(isEventTime(query) ? SHARDED_VIEW_EVENT_TIME : SHARDED_VIEW);
-        tEnv.toChangelogStream(tEnv.sqlQuery(sql(query, ids)))
-                .sinkTo(new CountingSink())
-                .name("out");
+        Table result =
+                query.equals(TABLE_API_DEDUP)
+                        ? tableApiDedup(tEnv, ids)
+                        : tEnv.sqlQuery(sql(query, ids));
+        tEnv.toChangelogStream(result).sinkTo(new CountingSink()).name("out");
         return measure(
                 query, backend, rows, round, checkpoints, env.executeAsync(query + "-" + backend));
     }
