@@ -47,6 +47,14 @@ public final class SqlDedupRun {
     private int[] keyColumns;
     private int[] outputColumns;
 
+    // The current call's state entries (bindViews): the declared row and the MapViews.
+    private Row metaRow;
+    private MapView<Long, long[]> pageView;
+    private MapView<Integer, byte[]> metaView;
+    private MapView<Long, byte[]> pagesView;
+    private MapView<String, Boolean> exactView;
+    private MapView<Long, byte[]> pendingView;
+
     /**
      * @param group where the dedup metrics go
      * @param clock the processing-time clock of a retention without {@code on_time}
@@ -80,6 +88,7 @@ public final class SqlDedupRun {
             MapView<Long, byte[]> pendingView,
             Row input)
             throws Exception {
+        bindViews(metaRow, pageView, metaView, pagesView, exactView, pendingView);
         state.recordIn();
         DedupConfig config = state.config();
         long time = 0;
@@ -112,16 +121,30 @@ public final class SqlDedupRun {
             return;
         }
         if (firstBy == DedupArguments.FirstBy.EVENT_TIME) {
-            if (!config.hasRetention()
-                    && rememberedOnArrival(
-                            input, metaRow, pageView, metaView, pagesView, exactView)) {
+            if (!config.hasRetention() && rememberedOnArrival(input)) {
                 return;
             }
             pending.add(pendingView, time, input); // judged when the watermark passes it
             timeCtx.registerOnTime(time);
             return;
         }
-        judge(input, time, horizon, timeCtx, metaRow, pageView, metaView, pagesView, exactView);
+        judge(input, time, horizon, timeCtx);
+    }
+
+    /** Holds the current call's state entries (see the function) for the methods below. */
+    private void bindViews(
+            Row metaRow,
+            MapView<Long, long[]> pageView,
+            MapView<Integer, byte[]> metaView,
+            MapView<Long, byte[]> pagesView,
+            MapView<String, Boolean> exactView,
+            MapView<Long, byte[]> pendingView) {
+        this.metaRow = metaRow;
+        this.pageView = pageView;
+        this.metaView = metaView;
+        this.pagesView = pagesView;
+        this.exactView = exactView;
+        this.pendingView = pendingView;
     }
 
     /**
@@ -167,19 +190,10 @@ public final class SqlDedupRun {
      * is a first occurrence, and registers the cleanup timer of a generation it opened.
      */
     private void judge(
-            Row input,
-            long time,
-            long horizon,
-            ProcessTableFunction.TimeContext<Long> timeCtx,
-            Row metaRow,
-            MapView<Long, long[]> pageView,
-            MapView<Integer, byte[]> metaView,
-            MapView<Long, byte[]> pagesView,
-            MapView<String, Boolean> exactView)
+            Row input, long time, long horizon, ProcessTableFunction.TimeContext<Long> timeCtx)
             throws Exception {
         DedupConfig config = state.config();
-        DedupStateCache.Entry entry =
-                bind(input, metaRow, pageView, metaView, pagesView, exactView);
+        DedupStateCache.Entry entry = bind(input);
         try {
             boolean eventTime = config.timeDomain() == TimeDomain.EVENT_TIME;
             if (config.hasRetention() && !eventTime) {
@@ -205,14 +219,7 @@ public final class SqlDedupRun {
      * Binds the store to {@code input}'s partition key (its state moved to the current layout
      * first) and to the bound id's exact key; returns the key's cache entry, to trim afterwards.
      */
-    private DedupStateCache.Entry bind(
-            Row input,
-            Row metaRow,
-            MapView<Long, long[]> pageView,
-            MapView<Integer, byte[]> metaView,
-            MapView<Long, byte[]> pagesView,
-            MapView<String, Boolean> exactView)
-            throws Exception {
+    private DedupStateCache.Entry bind(Row input) throws Exception {
         Object key = DedupStateCache.keyOf(partitionColumns(input));
         if (SqlDedupLayout.versionOf(metaRow) != SqlDedupLayout.CURRENT_VERSION) {
             SqlDedupLayout.migrate(metaRow, pageView, metaView, pagesView);
@@ -229,16 +236,8 @@ public final class SqlDedupRun {
      * a duplicate of an id already remembered, counted as such: then no row of its id can be
      * returned any more (the filter only grows), so it need not wait for the watermark.
      */
-    private boolean rememberedOnArrival(
-            Row input,
-            Row metaRow,
-            MapView<Long, long[]> pageView,
-            MapView<Integer, byte[]> metaView,
-            MapView<Long, byte[]> pagesView,
-            MapView<String, Boolean> exactView)
-            throws Exception {
-        DedupStateCache.Entry entry =
-                bind(input, metaRow, pageView, metaView, pagesView, exactView);
+    private boolean rememberedOnArrival(Row input) throws Exception {
+        DedupStateCache.Entry entry = bind(input);
         try {
             return state.duplicateOfRemembered(store, ids);
         } finally {
@@ -259,6 +258,7 @@ public final class SqlDedupRun {
             MapView<String, Boolean> exactView,
             MapView<Long, byte[]> pendingView)
             throws Exception {
+        bindViews(metaRow, pageView, metaView, pagesView, exactView, pendingView);
         ProcessTableFunction.TimeContext<Long> timeCtx = ctx.timeContext(Long.class);
         long time = timeCtx.time();
         byte[] waiting = pendingView.get(time);
@@ -274,28 +274,19 @@ public final class SqlDedupRun {
             long horizon = wm == null ? time : Math.max(wm, time);
             for (Row row : rows) {
                 ids.bind(row);
-                judge(
-                        row, time, horizon, timeCtx, metaRow, pageView, metaView, pagesView,
-                        exactView);
+                judge(row, time, horizon, timeCtx);
             }
             if (state.config().hasRetention()
                     && state.config().timeDomain() == TimeDomain.EVENT_TIME) {
-                expire(timeCtx, metaRow, metaView, pagesView, exactView, rows.get(0));
+                expire(timeCtx, rows.get(0));
             }
             return;
         }
-        expireUncached(timeCtx, metaRow, pageView, metaView, pagesView, exactView);
+        expireUncached(timeCtx);
     }
 
     /** Frees the expired generations of {@code row}'s key, through the cache. */
-    private void expire(
-            ProcessTableFunction.TimeContext<Long> timeCtx,
-            Row metaRow,
-            MapView<Integer, byte[]> metaView,
-            MapView<Long, byte[]> pagesView,
-            MapView<String, Boolean> exactView,
-            Row row)
-            throws Exception {
+    private void expire(ProcessTableFunction.TimeContext<Long> timeCtx, Row row) throws Exception {
         DedupStateCache.Entry entry = cache.entry(DedupStateCache.keyOf(partitionColumns(row)));
         store.bind(metaView, pagesView, exactView, entry);
         try {
@@ -312,14 +303,7 @@ public final class SqlDedupRun {
     }
 
     /** Frees the current key's expired generations, on state (a timer cannot name its key). */
-    private void expireUncached(
-            ProcessTableFunction.TimeContext<Long> timeCtx,
-            Row metaRow,
-            MapView<Long, long[]> pageView,
-            MapView<Integer, byte[]> metaView,
-            MapView<Long, byte[]> pagesView,
-            MapView<String, Boolean> exactView)
-            throws Exception {
+    private void expireUncached(ProcessTableFunction.TimeContext<Long> timeCtx) throws Exception {
         // What the cache holds of the timer's key would be stale afterwards.
         if (cache != null) {
             cache.clear();
@@ -388,11 +372,7 @@ public final class SqlDedupRun {
 
         @Override
         public int hashCode() {
-            Object[] key = new Object[keyColumns.length];
-            for (int i = 0; i < key.length; i++) {
-                key[i] = row.getField(keyColumns[i]);
-            }
-            return java.util.Arrays.deepHashCode(key);
+            return java.util.Arrays.deepHashCode(partitionColumns(row));
         }
 
         @Override
