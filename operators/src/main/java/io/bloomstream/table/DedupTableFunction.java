@@ -9,6 +9,7 @@ import io.bloomstream.table.internal.PendingRows;
 import io.bloomstream.table.internal.SqlDedupLayout;
 import io.bloomstream.table.internal.SqlDedupRun;
 import io.bloomstream.table.internal.SqlDedupStore;
+import io.bloomstream.table.internal.SqlDedupViews;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.List;
@@ -142,57 +143,51 @@ import org.apache.flink.types.Row;
  * literal of another type, or a misspelt or missing {@code input}, fails with Calcite's message
  * ({@code DedupCallHints} names the argument); the others are optional, so a missing one is named.
  *
- * <p><b>State</b> is the DataStream operator's paged layout, per key, in version 5 of the SQL dedup
+ * <p><b>State</b> is the DataStream operator's paged layout, per key, in version 6 of the SQL dedup
  * layout ({@link SqlDedupLayout}, where every version and its migration are described): a {@code
- * MapView} {@value #PAGES_V2_STATE} of pages (page key = generation slot, cascade stage and page
+ * MapView} {@value #PAGES_V6_STATE} of pages (page key = generation slot, cascade stage and page
  * index, as {@code StateLayout.pageKey}; value the page's 64-bit words as little-endian BYTES) and
- * a {@code MapView} {@value #META_V2_STATE} holding the key's metadata (hash, generations, stages)
+ * a {@code MapView} {@value #META_V6_STATE} holding the key's metadata (hash, generations, stages)
  * as BYTES in the versioned format of {@code FilterMetaSerializer} and, under a retention, the
  * retention and generations it was written with (a timer that fires after a restore, before any row
  * reached the task, frees state under those), and in exact mode the {@code MapView} {@value
- * #EXACT_STATE} of exact entries (one per id and generation slot, never cached, written through).
- * The row {@value #META_STATE} and the {@code MapView} {@value #PAGES_STATE} are declared for state
- * of earlier layouts only and stay empty: Flink reads a declared row on every call, and an absent
- * one costs no deserialization or comparison. A row reads the metadata and its pages from a
- * per-task read cache ({@link DedupStateCache}, bounded by {@link DedupConfig#DEFAULT_CACHE_BYTES})
- * and writes every change through to state in the same call ({@link SqlDedupStore}), except,
- * without retention, a change of an item count alone: the metadata is then written every few such
- * changes (1/64 of the stage's capacity, at most 64) and a read from state counts the changes it
- * may lack as items, so a checkpoint at any time holds everything, or more items than there are,
- * which only makes a stage fill early. State of layouts 1 (bloomstream 0.4), 2 and 3 (0.5) is moved
- * to layout 4 when its key is first seen (a row or a timer); a key of layout 4 is one of layout 5
- * without exact entries. Ids of a key new to the state are hashed with XXH3-64 (one 64-bit hash per
- * row, computed without allocating); a key whose state records XXH3-128 (written by bloomstream
- * 0.4, or by 0.5 snapshots before XXH3-64) keeps hashing with it, so every key's state restores as
- * written. It is keyed by the partition key, so it rescales with Flink's key groups. A restore from
- * a savepoint keeps the state when the query keeps its {@code uid}; it may change {@code
- * expected_items}, {@code fpp}, {@code retention} and {@code generations} (existing stages keep
- * their shape; a new retention applies from the restore on), but turning retention on or off fails
- * naming the field when a key is first read. Flink's state TTL ({@code table.exec.state.ttl}) does
- * not apply: every filter state entry declares a TTL of never ({@link #STATE_TTL}), and {@code
- * retention} frees state. Under {@code first_by => 'EVENT_TIME'} the rows waiting for the watermark
- * are in {@value #PENDING_STATE} ({@link PendingRows}: per event time, the rows in their order of
- * arrival, each value with its own format byte and the call's arguments, so that a timer that fires
- * after a restore before any row judges under them), declared without Flink TTL ({@link #NO_TTL}):
- * its entries exist only between a row's arrival and the watermark passing it, so the state is
- * bounded by the rows in flight plus the filter. A restore that changes the input's columns while
- * rows wait is refused when their timer fires, naming both row types. Switching {@code first_by} at
- * a restore keeps the filter state (the same layout); rows still waiting are judged when their
- * timer fires.
+ * #EXACT_V6_STATE} of exact entries (one per id and generation slot, never cached, written
+ * through). The function declares no row state (Flink reads a declared row on every call), and its
+ * entries are declared without Flink's state TTL ({@link #NO_TTL}): no TTL wrapper serializes or
+ * checks a value; {@code retention} frees state, and Flink's {@code table.exec.state.ttl} does not
+ * apply. A row reads the metadata and its pages from a per-task read cache ({@link
+ * DedupStateCache}, bounded by {@link DedupConfig#DEFAULT_CACHE_BYTES}) and writes every change
+ * through to state in the same call ({@link SqlDedupStore}), except, without retention, a change of
+ * an item count alone: the metadata is then written every few such changes (1/64 of the stage's
+ * capacity, at most 64) and a read from state counts the changes it may lack as items, so a
+ * checkpoint at any time holds everything, or more items than there are, which only makes a stage
+ * fill early. State of layouts 2 to 5 (bloomstream 0.5 snapshots, in {@value #META_V2_STATE},
+ * {@value #PAGES_V2_STATE} and {@value #EXACT_STATE}, declared with their TTL of never, {@link
+ * #STATE_TTL}, so that they restore) is moved to layout 6 when its key is first read (by a row or a
+ * timer); a key of layout 4 is one of layout 5 without exact entries. Ids of a key new to the state
+ * are hashed with XXH3-64 (one 64-bit hash per row, computed without allocating); a key whose state
+ * records XXH3-128 (written by bloomstream 0.4, or by 0.5 snapshots before XXH3-64) keeps hashing
+ * with it, so every key's state restores as written. It is keyed by the partition key, so it
+ * rescales with Flink's key groups. A restore from a savepoint keeps the state when the query keeps
+ * its {@code uid}; it may change {@code expected_items}, {@code fpp}, {@code retention} and {@code
+ * generations} (existing stages keep their shape; a new retention applies from the restore on), but
+ * turning retention on or off fails naming the field when a key is first read. State of layout 1
+ * (bloomstream 0.4, the metadata in a row) is read only by the deprecated {@link
+ * LegacyDedupTableFunction} (docs/upgrading.md). Under {@code first_by => 'EVENT_TIME'} the rows
+ * waiting for the watermark are in {@value #PENDING_STATE} ({@link PendingRows}: per event time,
+ * the rows in their order of arrival, each value with its own format byte and the call's arguments,
+ * so that a timer that fires after a restore before any row judges under them), declared without
+ * Flink TTL ({@link #NO_TTL}): its entries exist only between a row's arrival and the watermark
+ * passing it, so the state is bounded by the rows in flight plus the filter. A restore that changes
+ * the input's columns while rows wait is refused when their timer fires, naming both row types.
+ * Switching {@code first_by} at a restore keeps the filter state (the same layout); rows still
+ * waiting are judged when their timer fires.
  */
 @PublicEvolving
 @DataTypeHint("ROW<>")
 public class DedupTableFunction extends ProcessTableFunction<Row> {
 
     private static final long serialVersionUID = 1L;
-
-    /**
-     * Name of the per-key row state entry ({@link SqlDedupLayout}; part of the savepoint contract).
-     */
-    public static final String META_STATE = SqlDedupLayout.META_STATE;
-
-    /** Name of the per-key pages entry of SQL dedup layout 1 (part of the savepoint contract). */
-    public static final String PAGES_STATE = SqlDedupLayout.PAGES_STATE;
 
     /** Name of the per-key metadata entry of layouts 2 to 5 (part of the savepoint contract). */
     public static final String META_V2_STATE = SqlDedupLayout.META_V2_STATE;
@@ -205,19 +200,22 @@ public class DedupTableFunction extends ProcessTableFunction<Row> {
      */
     public static final String EXACT_STATE = SqlDedupLayout.EXACT_STATE;
 
+    /** Name of the per-key metadata entry of layout 6 (part of the savepoint contract). */
+    public static final String META_V6_STATE = SqlDedupLayout.META_V6_STATE;
+
+    /** Name of the per-key pages entry of layout 6 (part of the savepoint contract). */
+    public static final String PAGES_V6_STATE = SqlDedupLayout.PAGES_V6_STATE;
+
+    /** Name of the per-key exact entries of layout 6 (part of the savepoint contract). */
+    public static final String EXACT_V6_STATE = SqlDedupLayout.EXACT_V6_STATE;
+
     /**
-     * The Flink state TTL of every state entry: never (Long.MAX_VALUE ms). A hint overrides {@code
-     * table.exec.state.ttl}, which would otherwise expire the metadata and the pages of a key
-     * independently of each other (a partial filter forgets ids, or misreads pages); the function
-     * frees state by its own {@code retention}. Flink 2.2 and 2.3 give a PTF's state without a hint
-     * and without the option this same TTL (StreamExecProcessTableFunction#deriveStateTimeToLive),
-     * so the state's serializers, and savepoints of layouts 1 and 2, are unchanged by it; a hint of
-     * {@code "0 ms"} (TTL off) would change them.
+     * The Flink state TTL of the entries of layouts 1 to 5: never (Long.MAX_VALUE ms). Flink 2.2
+     * and 2.3 give a PTF's state without a hint and without {@code table.exec.state.ttl} this same
+     * TTL (StreamExecProcessTableFunction#deriveStateTimeToLive), so savepoints of layouts 1 and 2
+     * were written with its serializers, and the entries keep it to restore.
      */
     public static final String STATE_TTL = "9223372036854775807 ms";
-
-    /** The type of {@value #META_STATE}. */
-    public static final String META_TYPE = SqlDedupLayout.META_TYPE;
 
     /**
      * Name of the per-key rows waiting for the watermark under {@code first_by => 'EVENT_TIME'}
@@ -226,8 +224,11 @@ public class DedupTableFunction extends ProcessTableFunction<Row> {
     public static final String PENDING_STATE = SqlDedupLayout.PENDING_STATE;
 
     /**
-     * The Flink state TTL of {@value #PENDING_STATE}: none, and no TTL wrapper (a row waits only
-     * until the watermark passes it).
+     * The Flink state TTL of the entries of layout 6 and of {@value #PENDING_STATE}: none, and no
+     * TTL wrapper. A hint overrides {@code table.exec.state.ttl}, which would otherwise expire the
+     * metadata and the pages of a key independently of each other (a partial filter forgets ids, or
+     * misreads pages); the function frees state by its own {@code retention}, and a row waits only
+     * until the watermark passes it.
      */
     public static final String NO_TTL = "0 ms";
 
@@ -239,21 +240,23 @@ public class DedupTableFunction extends ProcessTableFunction<Row> {
     static volatile java.util.function.LongSupplier clock = System::currentTimeMillis;
 
     private transient SqlDedupRun run;
+    private transient SqlDedupViews views;
 
     @Override
     public void open(FunctionContext context) throws Exception {
         run = new SqlDedupRun(context.getMetricGroup(), clock, this::collect);
+        views = new SqlDedupViews();
     }
 
     /** Judges one row; see the class comment. */
     public void eval(
             Context ctx,
-            @StateHint(name = META_STATE, type = @DataTypeHint(META_TYPE), ttl = STATE_TTL)
-                    Row metaRow,
-            @StateHint(name = PAGES_STATE, ttl = STATE_TTL) MapView<Long, long[]> pageView,
-            @StateHint(name = META_V2_STATE, ttl = STATE_TTL) MapView<Integer, byte[]> metaView,
-            @StateHint(name = PAGES_V2_STATE, ttl = STATE_TTL) MapView<Long, byte[]> pagesView,
-            @StateHint(name = EXACT_STATE, ttl = STATE_TTL) MapView<String, Boolean> exactView,
+            @StateHint(name = META_V2_STATE, ttl = STATE_TTL) MapView<Integer, byte[]> oldMeta,
+            @StateHint(name = PAGES_V2_STATE, ttl = STATE_TTL) MapView<Long, byte[]> oldPages,
+            @StateHint(name = EXACT_STATE, ttl = STATE_TTL) MapView<String, Boolean> oldExact,
+            @StateHint(name = META_V6_STATE, ttl = NO_TTL) MapView<Integer, byte[]> metaView,
+            @StateHint(name = PAGES_V6_STATE, ttl = NO_TTL) MapView<Long, byte[]> pagesView,
+            @StateHint(name = EXACT_V6_STATE, ttl = NO_TTL) MapView<String, Boolean> exactView,
             @StateHint(name = PENDING_STATE, ttl = NO_TTL) MapView<Long, byte[]> pendingView,
             @ArgumentHint(
                             name = DedupArguments.INPUT,
@@ -302,7 +305,11 @@ public class DedupTableFunction extends ProcessTableFunction<Row> {
                             exact,
                             firstByArg));
         }
-        run.eval(ctx, metaRow, pageView, metaView, pagesView, exactView, pendingView, input);
+        run.eval(
+                ctx,
+                views.bind(
+                        oldMeta, oldPages, oldExact, metaView, pagesView, exactView, pendingView),
+                input);
     }
 
     /**
@@ -311,19 +318,27 @@ public class DedupTableFunction extends ProcessTableFunction<Row> {
      */
     public void onTimer(
             OnTimerContext ctx,
-            Row metaRow,
-            MapView<Long, long[]> pageView,
+            MapView<Integer, byte[]> oldMeta,
+            MapView<Long, byte[]> oldPages,
+            MapView<String, Boolean> oldExact,
             MapView<Integer, byte[]> metaView,
             MapView<Long, byte[]> pagesView,
             MapView<String, Boolean> exactView,
             MapView<Long, byte[]> pendingView)
             throws Exception {
-        run.onTimer(ctx, metaRow, pageView, metaView, pagesView, exactView, pendingView);
+        run.onTimer(
+                ctx,
+                views.bind(
+                        oldMeta, oldPages, oldExact, metaView, pagesView, exactView, pendingView));
     }
 
     @Override
     public TypeInference getTypeInference(DataTypeFactory typeFactory) {
-        TypeInference extracted = super.getTypeInference(typeFactory);
+        return typeInference(super.getTypeInference(typeFactory));
+    }
+
+    /** The type inference of the function, from the one Flink extracts from its signature. */
+    static TypeInference typeInference(TypeInference extracted) {
         List<StaticArgument> declared = extracted.getStaticArguments().orElseThrow();
         return TypeInference.newBuilder()
                 .staticArguments(declared)

@@ -243,7 +243,7 @@ class BloomDedupExactTest {
         try (java.util.stream.Stream<?> keys =
                 h.keyedStateBackend()
                         .getKeys(
-                                DedupTableFunction.EXACT_STATE,
+                                DedupTableFunction.EXACT_V6_STATE,
                                 org.apache.flink.runtime.state.VoidNamespace.INSTANCE)) {
             return keys.count();
         }

@@ -293,6 +293,18 @@ final class BloomDedupModelRun extends DedupModelRunBase<PtfHarness> {
     /** Plans the call of {@code base}, with {@code moreArguments} (", name => value") appended. */
     static PtfHarness.Plan plan(
             Base base, java.util.Map<String, String> options, String moreArguments) {
+        return plan(base, options, moreArguments, DedupTableFunction.class);
+    }
+
+    /**
+     * Plans the call of {@code base}, with {@code moreArguments} appended, {@code BLOOM_DEDUP} the
+     * process table function {@code function}.
+     */
+    static PtfHarness.Plan plan(
+            Base base,
+            java.util.Map<String, String> options,
+            String moreArguments,
+            Class<? extends org.apache.flink.table.functions.ProcessTableFunction<Row>> function) {
         StringBuilder call = new StringBuilder();
         call.append("SELECT * FROM BLOOM_DEDUP(input => TABLE events PARTITION BY k,")
                 .append(" id_column => 'id', expected_items => ")
@@ -310,6 +322,8 @@ final class BloomDedupModelRun extends DedupModelRunBase<PtfHarness> {
         return PtfHarness.plan(
                 (env, t) -> {
                     options.forEach((k, v) -> t.getConfig().set(k, v));
+                    t.dropTemporarySystemFunction("BLOOM_DEDUP");
+                    t.createTemporarySystemFunction("BLOOM_DEDUP", function);
                     t.createTemporaryView(
                             "events",
                             t.fromDataStream(

@@ -18,12 +18,17 @@ import org.apache.flink.types.Row;
  * The <b>SQL dedup layout</b>: how {@code BLOOM_DEDUP} keeps a partition key's filter in its
  * process table function state, a versioned artefact of its own (apart from the metadata format of
  * {@link FilterMetaSerializer}, which its metadata bytes use, and from the DataStream operator's
- * state). The state entries (names and types are part of the savepoint contract; none is ever
- * dropped from the function's declaration, so that state of every version restores):
+ * state). The state entries (names and types are part of the savepoint contract):
  *
  * <ul>
- *   <li>{@value #META_STATE}, a row {@value #META_TYPE}: Flink reads it on every call and writes it
- *       back when it changed (a declared row state is never lazy in Flink 2.2 and 2.3);
+ *   <li>{@value #META_V6_STATE}, {@value #PAGES_V6_STATE} and {@value #EXACT_V6_STATE}, the entries
+ *       of {@link #VERSION_6}: as {@value #META_V2_STATE}, {@value #PAGES_V2_STATE} and {@value
+ *       #EXACT_STATE} below (the same keys and values), declared without Flink's state TTL ({@code
+ *       "0 ms"}), so no TTL wrapper serializes or checks a value;
+ *   <li>{@value #META_STATE}, a row {@value #META_TYPE}, layouts 1 to 5: Flink reads a declared row
+ *       on every call and writes it back when it changed (a declared row state is never lazy in
+ *       Flink 2.2 and 2.3), so layout 6 declares none: {@code DedupTableFunction} does not declare
+ *       it, and only the deprecated {@code LegacyDedupTableFunction} reads it;
  *   <li>{@value #PAGES_STATE}, a {@code MapView<BIGINT, ARRAY<BIGINT>>} of pages;
  *   <li>{@value #META_V2_STATE}, a {@code MapView<INT, BYTES>}: the metadata, in the format of
  *       {@link FilterMetaSerializer}, under {@link #META_KEY} or {@link #DEFERRED_META_KEY}, and
@@ -50,13 +55,22 @@ import org.apache.flink.types.Row;
  *       under a retention only, at {@link #TIMER_CONFIG_KEY}, written once per key and retention,
  *       and the row holding only {@link #ROW_MARKER} in {@link #GENERATIONS} ({@link #markRow}:
  *       written once per key, never empty while the key has state);
- *   <li>{@link #VERSION_5} (this release): as 4, with the exact entries of {@code exact => TRUE} in
- *       {@value #EXACT_STATE}. A key of layout 4 needs no move: it has no exact entries, so the
- *       duplicates of ids added before exact mode was switched on may pass once more.
+ *   <li>{@link #VERSION_5} (0.5 snapshots): as 4, with the exact entries of {@code exact => TRUE}
+ *       in {@value #EXACT_STATE}. A key of layout 4 needs no move: it has no exact entries, so the
+ *       duplicates of ids added before exact mode was switched on may pass once more;
+ *   <li>{@link #VERSION_6} (this release): the entries of 5 under the names {@value
+ *       #META_V6_STATE}, {@value #PAGES_V6_STATE} and {@value #EXACT_V6_STATE}, declared without
+ *       Flink's state TTL, and no row state at all.
  * </ul>
  *
- * <p>{@link #migrate} is the one switch from every older version to the current one, run for a key
- * the first time a row or a timer of it is seen; what lags or is missing is recomputed on read.
+ * <p>A key of layouts 2 to 5 moves to layout 6 when its metadata is first read from state, by a row
+ * or a timer ({@link SqlDedupViews#moveFromLayout5}). The config of a retention that layouts 2 and
+ * 3 kept in the row is not read again: a timer that fires before any row derives it from the key's
+ * metadata ({@code SqlDedupRun}), a bound of it by at most G - 2 ms (the generation length is the
+ * retention over G - 1, rounded up), so it frees state that late, never early. A key of layout 1
+ * (bloomstream 0.4) keeps its metadata in the row: only the deprecated {@code
+ * LegacyDedupTableFunction} reads it, moving it with {@link #migrate} to the entries of layout 4,
+ * and on to 6 (docs/upgrading.md).
  */
 @Internal
 public final class SqlDedupLayout {
@@ -76,11 +90,20 @@ public final class SqlDedupLayout {
      */
     public static final int VERSION_4 = 4;
 
-    /** This release: as 4, with the exact entries of exact mode in {@value #EXACT_STATE}. */
+    /**
+     * bloomstream 0.5 snapshots: as 4, with the exact entries of exact mode in {@value
+     * #EXACT_STATE}.
+     */
     public static final int VERSION_5 = 5;
 
+    /**
+     * This release: the entries of layout 5 under new names ({@value #META_V6_STATE}, {@value
+     * #PAGES_V6_STATE}, {@value #EXACT_V6_STATE}) without Flink's state TTL, and no row.
+     */
+    public static final int VERSION_6 = 6;
+
     /** The version this release writes. */
-    public static final int CURRENT_VERSION = VERSION_5;
+    public static final int CURRENT_VERSION = VERSION_6;
 
     /** The row state (part of the savepoint contract). */
     public static final String META_STATE = "bloom_meta";
@@ -96,6 +119,15 @@ public final class SqlDedupLayout {
 
     /** The exact entries of version 5 (part of the savepoint contract). */
     public static final String EXACT_STATE = "bloom_exact";
+
+    /** The metadata of version 6, without Flink's state TTL (part of the savepoint contract). */
+    public static final String META_V6_STATE = "bloom_meta_v6";
+
+    /** The pages of version 6, without Flink's state TTL (part of the savepoint contract). */
+    public static final String PAGES_V6_STATE = "bloom_pages_v6";
+
+    /** The exact entries of version 6, without Flink's TTL (part of the savepoint contract). */
+    public static final String EXACT_V6_STATE = "bloom_exact_v6";
 
     /**
      * Name of the per-key rows waiting for the watermark under {@code first_by => 'EVENT_TIME'}
@@ -143,14 +175,14 @@ public final class SqlDedupLayout {
     /**
      * The version of a key's state as far as the row tells: {@link #VERSION_1} when it holds the
      * metadata, {@link #VERSION_2} when it holds a config (version 2 or 3: they differ only in
-     * where the metadata sits, which every read handles), else {@link #CURRENT_VERSION} (or a new
-     * key).
+     * where the metadata sits, which every read handles), else {@link #VERSION_4} (a marker or
+     * nothing: layout 4 or later, or a new key; the row says no more).
      */
     public static int versionOf(Row row) {
         if (row.getField(FILTER) != null) {
             return VERSION_1;
         }
-        return row.getField(RETENTION_MS) != null ? VERSION_2 : CURRENT_VERSION;
+        return row.getField(RETENTION_MS) != null ? VERSION_2 : VERSION_4;
     }
 
     /**
@@ -183,9 +215,10 @@ public final class SqlDedupLayout {
     public static final int ROW_MARKER = VERSION_4;
 
     /**
-     * Moves the current key's state to {@link #CURRENT_VERSION}: version 1's metadata bytes (same
-     * format) to {@link #META_KEY} and its pages to {@code pages}; the config of versions 2 and 3
-     * from the row to {@link #TIMER_CONFIG_KEY} (under a retention); and empties the row.
+     * Moves the current key's state of versions 1 to 3 to the entries of {@link #VERSION_4} (a row
+     * of a later version is left as it is): version 1's metadata bytes (same format) to {@link
+     * #META_KEY} and its pages to {@code pages}; the config of versions 2 and 3 from the row to
+     * {@link #TIMER_CONFIG_KEY} (under a retention); and empties the row.
      *
      * @return the version the key was in
      */

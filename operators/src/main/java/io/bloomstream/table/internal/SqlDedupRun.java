@@ -3,13 +3,14 @@ package io.bloomstream.table.internal;
 import io.bloomstream.flink.TimeDomain;
 import io.bloomstream.flink.dedup.DedupConfig;
 import io.bloomstream.flink.internal.EventTimes;
+import io.bloomstream.flink.internal.TimeMath;
+import io.bloomstream.flink.state.FilterMeta;
 import java.time.Duration;
 import java.util.List;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.metrics.MetricGroup;
-import org.apache.flink.table.api.dataview.MapView;
 import org.apache.flink.table.functions.ProcessTableFunction;
 import org.apache.flink.table.functions.TableSemantics;
 import org.apache.flink.table.types.DataType;
@@ -47,13 +48,8 @@ public final class SqlDedupRun {
     private int[] keyColumns;
     private int[] outputColumns;
 
-    // The current call's state entries (bindViews): the declared row and the MapViews.
-    private Row metaRow;
-    private MapView<Long, long[]> pageView;
-    private MapView<Integer, byte[]> metaView;
-    private MapView<Long, byte[]> pagesView;
-    private MapView<String, Boolean> exactView;
-    private MapView<Long, byte[]> pendingView;
+    /** The current call's state entries. */
+    private SqlDedupViews views;
 
     /**
      * @param group where the dedup metrics go
@@ -78,17 +74,9 @@ public final class SqlDedupRun {
     }
 
     /** Judges one row (see the function's comment). */
-    public void eval(
-            ProcessTableFunction.Context ctx,
-            Row metaRow,
-            MapView<Long, long[]> pageView,
-            MapView<Integer, byte[]> metaView,
-            MapView<Long, byte[]> pagesView,
-            MapView<String, Boolean> exactView,
-            MapView<Long, byte[]> pendingView,
-            Row input)
+    public void eval(ProcessTableFunction.Context ctx, SqlDedupViews views, Row input)
             throws Exception {
-        bindViews(metaRow, pageView, metaView, pagesView, exactView, pendingView);
+        this.views = views;
         state.recordIn();
         DedupConfig config = state.config();
         long time = 0;
@@ -124,27 +112,11 @@ public final class SqlDedupRun {
             if (!config.hasRetention() && rememberedOnArrival(input)) {
                 return;
             }
-            pending.add(pendingView, time, input); // judged when the watermark passes it
+            pending.add(views.pending, time, input); // judged when the watermark passes it
             timeCtx.registerOnTime(time);
             return;
         }
         judge(input, time, horizon, timeCtx);
-    }
-
-    /** Holds the current call's state entries (see the function) for the methods below. */
-    private void bindViews(
-            Row metaRow,
-            MapView<Long, long[]> pageView,
-            MapView<Integer, byte[]> metaView,
-            MapView<Long, byte[]> pagesView,
-            MapView<String, Boolean> exactView,
-            MapView<Long, byte[]> pendingView) {
-        this.metaRow = metaRow;
-        this.pageView = pageView;
-        this.metaView = metaView;
-        this.pagesView = pagesView;
-        this.exactView = exactView;
-        this.pendingView = pendingView;
     }
 
     /**
@@ -205,7 +177,6 @@ public final class SqlDedupRun {
             if (state.addIfAbsent(store, partitionKey, ids, time, horizon)) {
                 out.accept(project(input));
             }
-            SqlDedupLayout.markRow(metaRow);
             long expiry = state.newExpiry(); // one cleanup timer per key and generation
             if (expiry != Long.MIN_VALUE && eventTime && timeCtx != null) {
                 timeCtx.registerOnTime(expiry);
@@ -216,17 +187,13 @@ public final class SqlDedupRun {
     }
 
     /**
-     * Binds the store to {@code input}'s partition key (its state moved to the current layout
-     * first) and to the bound id's exact key; returns the key's cache entry, to trim afterwards.
+     * Binds the store to {@code input}'s partition key (its state of an older layout moved when
+     * first read) and to the bound id's exact key; returns the key's cache entry, to trim
+     * afterwards.
      */
     private DedupStateCache.Entry bind(Row input) throws Exception {
-        Object key = DedupStateCache.keyOf(partitionColumns(input));
-        if (SqlDedupLayout.versionOf(metaRow) != SqlDedupLayout.CURRENT_VERSION) {
-            SqlDedupLayout.migrate(metaRow, pageView, metaView, pagesView);
-            cache.forget(key);
-        }
-        DedupStateCache.Entry entry = cache.entry(key);
-        store.bind(metaView, pagesView, exactView, entry);
+        DedupStateCache.Entry entry = cache.entry(DedupStateCache.keyOf(partitionColumns(input)));
+        store.bind(views, entry);
         store.exactKey(state.config().exact() ? ids.exactKey() : null);
         return entry;
     }
@@ -249,26 +216,19 @@ public final class SqlDedupRun {
      * Judges the rows that wait for this time ({@code first_by => 'EVENT_TIME'}), in their order of
      * arrival, then frees the current key's expired generations (event-time retention only).
      */
-    public void onTimer(
-            ProcessTableFunction.OnTimerContext ctx,
-            Row metaRow,
-            MapView<Long, long[]> pageView,
-            MapView<Integer, byte[]> metaView,
-            MapView<Long, byte[]> pagesView,
-            MapView<String, Boolean> exactView,
-            MapView<Long, byte[]> pendingView)
+    public void onTimer(ProcessTableFunction.OnTimerContext ctx, SqlDedupViews views)
             throws Exception {
-        bindViews(metaRow, pageView, metaView, pagesView, exactView, pendingView);
+        this.views = views;
         ProcessTableFunction.TimeContext<Long> timeCtx = ctx.timeContext(Long.class);
         long time = timeCtx.time();
-        byte[] waiting = pendingView.get(time);
+        byte[] waiting = views.pending.get(time);
         if (waiting != null) {
             if (!configured) {
                 configure(
                         ctx.tableSemanticsFor(DedupArguments.INPUT),
                         PendingRows.callOf(waiting, time));
             }
-            pendingView.remove(time);
+            views.pending.remove(time);
             List<Row> rows = pending.decode(waiting, time);
             Long wm = timeCtx.currentWatermark();
             long horizon = wm == null ? time : Math.max(wm, time);
@@ -288,14 +248,10 @@ public final class SqlDedupRun {
     /** Frees the expired generations of {@code row}'s key, through the cache. */
     private void expire(ProcessTableFunction.TimeContext<Long> timeCtx, Row row) throws Exception {
         DedupStateCache.Entry entry = cache.entry(DedupStateCache.keyOf(partitionColumns(row)));
-        store.bind(metaView, pagesView, exactView, entry);
+        store.bind(views, entry);
         try {
-            long[] left = state.expireAt(store, timeCtx.time());
-            for (long expiry : left) {
+            for (long expiry : state.expireAt(store, timeCtx.time())) {
                 timeCtx.registerOnTime(expiry);
-            }
-            if (left.length == 0) {
-                SqlDedupLayout.unmarkRow(metaRow);
             }
         } finally {
             cache.trim(entry);
@@ -308,14 +264,15 @@ public final class SqlDedupRun {
         if (cache != null) {
             cache.clear();
         }
-        SqlDedupLayout.migrate(metaRow, pageView, metaView, pagesView);
+        views.moveFromLayout5();
         SqlDedupStore timerStore = store;
         if (state.config() == null) {
             // Restored, and no row has reached this task yet: free under the config the key's
             // state was written with; the first row brings the call's config.
-            DedupConfig recorded = recordedConfig(metaView.get(SqlDedupLayout.TIMER_CONFIG_KEY));
+            DedupConfig recorded = recordedConfig(views.meta.get(SqlDedupLayout.TIMER_CONFIG_KEY));
             if (recorded == null) {
-                return; // the key has no state left
+                deferCleanup(timeCtx, views.storedMeta()); // layouts 2 and 3: it was in the row
+                return;
             }
             state.configure(recorded, DedupConfig.DEFAULT_EXPECTED_ITEMS);
         }
@@ -328,13 +285,31 @@ public final class SqlDedupRun {
             timerStore.recordTimerConfig(
                     state.config().retentionMillis(), state.config().generations());
         }
-        timerStore.bind(metaView, pagesView, exactView, null);
-        long[] left = state.expireAt(timerStore, timeCtx.time());
-        for (long expiry : left) {
+        timerStore.bind(views, null);
+        for (long expiry : state.expireAt(timerStore, timeCtx.time())) {
             timeCtx.registerOnTime(expiry);
         }
-        if (left.length == 0) {
-            SqlDedupLayout.unmarkRow(metaRow); // the key's state is freed: its row goes too
+    }
+
+    /**
+     * Puts off the cleanup timer of a key of layout 2 or 3 that fires before any row reached a
+     * restored task: those layouts kept the retention in the row, which the function no longer
+     * declares, so nothing says which generations have expired. The timer comes back one generation
+     * length later (past the current watermark), until a row has brought the call's config; the
+     * key's state is then freed at the first firing after it, never early. At the end of the input
+     * (a watermark of {@link Long#MAX_VALUE}) no row can come: the state is kept.
+     */
+    private static void deferCleanup(
+            ProcessTableFunction.TimeContext<Long> timeCtx, FilterMeta meta) {
+        if (meta == null
+                || meta.domain != FilterMeta.DOMAIN_EVENT_TIME
+                || meta.generationMillis <= 0) {
+            return; // no event-time retention: no cleanup to do
+        }
+        Long wm = timeCtx.currentWatermark();
+        long now = Math.max(timeCtx.time(), wm == null ? Long.MIN_VALUE : wm);
+        if (now != Long.MAX_VALUE) {
+            timeCtx.registerOnTime(TimeMath.plus(now, meta.generationMillis));
         }
     }
 

@@ -53,6 +53,9 @@ public final class SqlDedupStore implements FilterStore {
     /** The current key's exact entries, or null (not in exact mode). */
     private MapView<String, Boolean> exactView;
 
+    /** The call's views, whose older layouts' entries a key is moved from, or null. */
+    private SqlDedupViews views;
+
     /** The current row's exact key ({@code ExactKeys}), or null. */
     private String exactKey;
 
@@ -99,6 +102,18 @@ public final class SqlDedupStore implements FilterStore {
     }
 
     /**
+     * Binds the store to the current key's entries of the current layout in {@code views}, the
+     * state of older layouts moved there when the key's metadata is first read from state.
+     *
+     * @param entry the key's cache entry, or null to read state on every access
+     */
+    public SqlDedupStore bind(SqlDedupViews views, DedupStateCache.Entry entry) {
+        bind(views.meta, views.pages, views.exact, entry);
+        this.views = views;
+        return this;
+    }
+
+    /**
      * Binds the store to the current key's views, its exact entries too.
      *
      * @param exactView the key's exact entries, or null when the store keeps none
@@ -112,6 +127,7 @@ public final class SqlDedupStore implements FilterStore {
         this.metaView = metaView;
         this.pagesView = pagesView;
         this.exactView = exactView;
+        this.views = null;
         this.exactKey = null;
         this.entry = entry;
         this.storedAt = DedupStateCache.UNKNOWN;
@@ -128,6 +144,9 @@ public final class SqlDedupStore implements FilterStore {
         boolean deferred = bytes != null;
         if (!deferred) {
             bytes = metaView.get(SqlDedupLayout.META_KEY);
+        }
+        if (bytes == null && views != null && views.moveFromLayout5()) {
+            return readMeta(); // the key's state of an older layout, now in the current entries
         }
         FilterMeta meta = null;
         if (bytes != null) {

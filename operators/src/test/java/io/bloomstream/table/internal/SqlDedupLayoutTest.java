@@ -7,7 +7,10 @@ import org.apache.flink.table.api.dataview.MapView;
 import org.apache.flink.types.Row;
 import org.junit.jupiter.api.Test;
 
-/** Tests for {@link SqlDedupLayout}: its versions, fixed for good, and the one migrate switch. */
+/**
+ * Tests for {@link SqlDedupLayout}: its versions, fixed for good, and the migrate switch of the row
+ * (layouts 1 to 3).
+ */
 class SqlDedupLayoutTest {
 
     private final MapView<Long, long[]> oldPages = new MapView<>();
@@ -23,10 +26,31 @@ class SqlDedupLayoutTest {
                                 SqlDedupLayout.VERSION_3,
                                 SqlDedupLayout.VERSION_4,
                                 SqlDedupLayout.VERSION_5,
+                                SqlDedupLayout.VERSION_6,
                                 SqlDedupLayout.CURRENT_VERSION,
                                 SqlDedupLayout.ROW_MARKER))
-                .containsExactly(1, 2, 3, 4, 5, 5, 4);
-        assertThat(SqlDedupLayout.EXACT_STATE).isEqualTo("bloom_exact");
+                .containsExactly(1, 2, 3, 4, 5, 6, 6, 4);
+        assertThat(
+                        List.of(
+                                SqlDedupLayout.META_STATE,
+                                SqlDedupLayout.PAGES_STATE,
+                                SqlDedupLayout.META_V2_STATE,
+                                SqlDedupLayout.PAGES_V2_STATE,
+                                SqlDedupLayout.EXACT_STATE,
+                                SqlDedupLayout.META_V6_STATE,
+                                SqlDedupLayout.PAGES_V6_STATE,
+                                SqlDedupLayout.EXACT_V6_STATE,
+                                SqlDedupLayout.PENDING_STATE))
+                .containsExactly(
+                        "bloom_meta",
+                        "bloom_pages",
+                        "bloom_meta_v2",
+                        "bloom_pages_v2",
+                        "bloom_exact",
+                        "bloom_meta_v6",
+                        "bloom_pages_v6",
+                        "bloom_exact_v6",
+                        "bloom_pending");
         String entry = SqlDedupLayout.exactEntry(45, "id-7");
         assertThat(entry).isEqualTo("-id-7"); // slot 45 is the char 45, a hyphen
         assertThat(SqlDedupLayout.slotOfExactEntry(entry)).isEqualTo(45);
@@ -52,7 +76,7 @@ class SqlDedupLayoutTest {
         assertThat(SqlDedupLayout.timerRetentionMillis(config)).isEqualTo(30_000L);
         assertThat(SqlDedupLayout.timerGenerations(config)).isEqualTo(3);
         assertThat(row).isEqualTo(Row.of(null, null, null));
-        assertThat(SqlDedupLayout.versionOf(row)).isEqualTo(SqlDedupLayout.CURRENT_VERSION);
+        assertThat(SqlDedupLayout.versionOf(row)).isEqualTo(SqlDedupLayout.VERSION_4);
     }
 
     @Test
@@ -70,10 +94,11 @@ class SqlDedupLayoutTest {
     }
 
     @Test
-    void theCurrentVersionIsLeftAsItIs() throws Exception {
-        Row row = Row.of(null, null, null);
+    void aRowOfLayout4OrLaterIsLeftAsItIs() throws Exception {
+        Row row = Row.of(null, null, SqlDedupLayout.ROW_MARKER);
         assertThat(SqlDedupLayout.migrate(row, oldPages, meta, pages))
-                .isEqualTo(SqlDedupLayout.CURRENT_VERSION);
+                .isEqualTo(SqlDedupLayout.VERSION_4);
+        assertThat(row).isEqualTo(Row.of(null, null, SqlDedupLayout.ROW_MARKER));
         assertThat(meta.isEmpty()).isTrue();
         assertThat(pages.isEmpty()).isTrue();
     }
