@@ -146,7 +146,11 @@ public final class SqlBenchmark {
     /** The system property that sets the event-time input's disorder bound D in ms. */
     static final String DISORDER_PROPERTY = "bench.disorderMs";
 
-    /** The state TTL of the {@code row_number_ttl} query. */
+    /**
+     * The state TTL of the {@code row_number_ttl} query, and the {@code state_ttl} of {@code
+     * bloom_dedup_ttl} (a processing-time retention: the documented query with {@code state_ttl =>
+     * INTERVAL '1' HOUR}).
+     */
     static final String TTL = "1 h";
 
     private static final AtomicLong INPUT = new AtomicLong();
@@ -429,6 +433,12 @@ public final class SqlBenchmark {
                 return bloomDedup(ids);
             case "bloom_dedup_exact":
                 return bloomDedup(ids, true);
+            case "bloom_dedup_ttl":
+                // the retention of row_number_ttl, as BLOOM_DEDUP takes it (it ignores the option)
+                return bloomDedup(ids)
+                        .replace(
+                                ", uid => 'bench-dedup')",
+                                ", state_ttl => INTERVAL '1' HOUR, uid => 'bench-dedup-ttl')");
             case TABLE_API_DEDUP:
                 // the Table that BloomDedupTables.dedup takes ({@link #tableApiDedup})
                 return "SELECT id, x FROM events";
