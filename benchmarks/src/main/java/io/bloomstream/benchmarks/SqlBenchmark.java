@@ -766,9 +766,12 @@ public final class SqlBenchmark {
                 FIRST_CPU_NANOS.set(OS.getProcessCpuTime());
             }
             LAST_NANOS.set(now);
-            if (INPUT.incrementAndGet() == TARGET.get()) {
+            // the CPU time of the last record before the count shows it: the main thread reads it
+            // as soon as the count reaches the target (one task stamps: parallelism 1)
+            if (INPUT.get() + 1 == TARGET.get()) {
                 LAST_CPU_NANOS.set(OS.getProcessCpuTime());
             }
+            INPUT.incrementAndGet();
             return true;
         }
     }
