@@ -1,6 +1,5 @@
 package io.bloomstream.benchmarks;
 
-import java.awt.BasicStroke;
 import java.awt.Color;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -9,12 +8,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
-import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.XYChart;
-import org.knowm.xchart.XYChartBuilder;
-import org.knowm.xchart.XYSeries;
-import org.knowm.xchart.style.Styler;
-import org.knowm.xchart.style.markers.SeriesMarkers;
 
 /**
  * Draws records/s against distinct ids from the CSV files of {@link JobBenchmark}: one line per
@@ -62,7 +56,7 @@ public final class JobThroughputChart {
             throw new IllegalArgumentException("no runs: give one or more JobBenchmark CSV files");
         }
         XYChart chart = chart(runs, parallelism, bloom, ids);
-        BitmapEncoder.saveBitmap(chart, out.toString(), BitmapEncoder.BitmapFormat.PNG);
+        LogLogChart.savePng(chart, out);
         System.out.println("wrote " + out);
     }
 
@@ -74,24 +68,15 @@ public final class JobThroughputChart {
     static XYChart chart(List<JobRun> runs, int parallelism, String bloom, String ids) {
         double fpp = runs.get(0).fpp();
         XYChart chart =
-                new XYChartBuilder()
-                        .width(900)
-                        .height(560)
-                        .title(
-                                String.format(
-                                        Locale.ROOT,
-                                        "Dedup job throughput, p = %s%%, parallelism %d, %s ids",
-                                        new java.text.DecimalFormat("0.####").format(fpp * 100),
-                                        parallelism,
-                                        ids.isEmpty() ? "long" : "string"))
-                        .xAxisTitle("distinct ids")
-                        .yAxisTitle("records/s")
-                        .build();
-        Styler styler = chart.getStyler();
-        styler.setChartBackgroundColor(Color.WHITE);
-        styler.setLegendPosition(Styler.LegendPosition.OutsideE);
-        chart.getStyler().setXAxisLogarithmic(true);
-        chart.getStyler().setYAxisLogarithmic(true);
+                LogLogChart.create(
+                        String.format(
+                                Locale.ROOT,
+                                "Dedup job throughput, p = %s%%, parallelism %d, %s ids",
+                                new java.text.DecimalFormat("0.####").format(fpp * 100),
+                                parallelism,
+                                ids.isEmpty() ? "long" : "string"),
+                        "distinct ids",
+                        "records/s");
         boolean any = false;
         for (String backend : List.of("hashmap", "rocksdb")) {
             for (String pipeline :
@@ -141,26 +126,7 @@ public final class JobThroughputChart {
                 pipeline.startsWith(JobBenchmark.PASS_THROUGH)
                         ? PASS
                         : pipeline.startsWith(JobBenchmark.EXACT) ? EXACT : BLOOM;
-        boolean heap = backend.equals("hashmap");
-        XYSeries s = chart.addSeries(name, x, y);
-        s.setLineColor(color);
-        s.setMarkerColor(color);
-        s.setMarker(heap ? SeriesMarkers.CIRCLE : SeriesMarkers.SQUARE);
-        if (!heap) {
-            s.setLineStyle(
-                    new BasicStroke(
-                            2f,
-                            BasicStroke.CAP_BUTT,
-                            BasicStroke.JOIN_MITER,
-                            10f,
-                            new float[] {6f, 4f},
-                            0f));
-        }
-        if (!stoppedX.isEmpty()) {
-            XYSeries st = chart.addSeries(name + ", stopped at budget", stoppedX, stoppedY);
-            st.setXYSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.Scatter);
-            st.setMarker(SeriesMarkers.CROSS);
-            st.setMarkerColor(Color.BLACK);
-        }
+        LogLogChart.addLine(chart, name, x, y, color, backend);
+        LogLogChart.markStopped(chart, name, stoppedX, stoppedY);
     }
 }

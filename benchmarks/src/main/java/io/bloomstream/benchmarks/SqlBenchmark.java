@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
@@ -31,6 +32,8 @@ import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.connector.datagen.source.DataGeneratorSource;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
+import org.apache.flink.runtime.checkpoint.CheckpointException;
+import org.apache.flink.runtime.checkpoint.CheckpointFailureReason;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.DataTypes;
@@ -74,7 +77,10 @@ import org.apache.flink.types.RowKind;
  * documented query with {@code exact => TRUE}; {@value #TABLE_API_DEDUP} is no query but the Java
  * Table pipeline of {@link #tableApiDedup} (the DataStream operator through {@code
  * BloomDedupTables}). {@code -Dbench.flink.KEY=VALUE} sets a Flink option for every query (for
- * example {@code -Dbench.flink.execution.checkpointing.incremental=true}).
+ * example {@code -Dbench.flink.execution.checkpointing.incremental=true}). {@code -Dbench.csv=FILE}
+ * appends each query's medians to a CSV file after the last round ({@link SqlMedians}, read by
+ * {@link SqlGrowthChart}); {@code -Dbench.budget=90m} is the time budget of one run, past which it
+ * is stopped and reported at the rows it took, marked "stopped at budget".
  *
  * <p>On updating input: {@code count_distinct_updating} ({@code COUNT(DISTINCT id)}) and {@code
  * bloom_count_distinct_updating} (the counting form, {@code BLOOM_COUNT_DISTINCT(id, perGroup,
@@ -147,6 +153,22 @@ public final class SqlBenchmark {
     static final String DISORDER_PROPERTY = "bench.disorderMs";
 
     /**
+     * The system property that appends each query's medians to a CSV file ({@link SqlMedians}), one
+     * line per backend and query, after the last round.
+     */
+    static final String CSV_PROPERTY = "bench.csv";
+
+    /**
+     * The system property that sets the time budget of one run ({@code 90m} unless set; an ISO-8601
+     * duration or a number with s, m or h): a run that has not taken all its rows by then is
+     * stopped and reported at the rows it took, marked "stopped at budget".
+     */
+    static final String BUDGET_PROPERTY = "bench.budget";
+
+    /** The budget of one run when {@link #BUDGET_PROPERTY} is unset. */
+    static final String DEFAULT_BUDGET = "90m";
+
+    /**
      * The state TTL of the {@code row_number_ttl} query, and the {@code state_ttl} of {@code
      * bloom_dedup_ttl} (a processing-time retention: the documented query with {@code state_ttl =>
      * INTERVAL '1' HOUR}).
@@ -167,7 +189,11 @@ public final class SqlBenchmark {
 
     private SqlBenchmark() {}
 
-    /** One measured run ({@code round} 0: the warm-up); {@code load} the 1-minute load average. */
+    /**
+     * One measured run ({@code round} 0: the warm-up); {@code load} the 1-minute load average;
+     * {@code complete} false when the run stopped at its budget ({@link #BUDGET_PROPERTY}), {@code
+     * records} then the rows done so far.
+     */
     record Result(
             String query,
             String backend,
@@ -178,7 +204,8 @@ public final class SqlBenchmark {
             long out,
             String load,
             long cpuNanos,
-            long peakRssBytes) {
+            long peakRssBytes,
+            boolean complete) {
         double recordsPerSecond() {
             return records / seconds;
         }
@@ -230,7 +257,20 @@ public final class SqlBenchmark {
         return SqlRounds.baseline(query);
     }
 
-    public static void main(String[] args) throws Exception {
+    /**
+     * Runs the benchmark of {@code args}; on any failure exits the JVM with status 1, for a job
+     * left running (a failed savepoint, say) would keep it alive and a script waiting.
+     */
+    public static void main(String[] args) {
+        try {
+            benchmark(args);
+        } catch (Throwable t) {
+            t.printStackTrace();
+            System.exit(1);
+        }
+    }
+
+    private static void benchmark(String[] args) throws Exception {
         long rows = args.length > 0 ? Long.parseLong(args[0]) : 1_000_000;
         long ids = args.length > 1 ? Long.parseLong(args[1]) : rows / 2;
         String[] backends = (args.length > 2 ? args[2] : "hashmap").split(",");
@@ -247,16 +287,22 @@ public final class SqlBenchmark {
         for (String q : queries) {
             sql(q, ids); // an unknown query fails before any run
         }
+        Duration budget = JobOptions.duration(System.getProperty(BUDGET_PROPERTY, DEFAULT_BUDGET));
+        String csvName = System.getProperty(CSV_PROPERTY);
+        Path csv = csvName == null ? null : Path.of(csvName);
+        if (csv != null) {
+            SqlMedians.checkAppendable(csv); // a foreign file fails before any run
+        }
         // Warm-up (not reported): each query once at a tenth of the size, so that the first
         // measured query does not pay for the JIT alone.
         for (String q : queries) {
-            run(q, backends[0], rows / 10, Math.max(1, ids / 10), 0);
+            run(q, backends[0], rows / 10, Math.max(1, ids / 10), 0, budget);
         }
         List<Result> results = new ArrayList<>();
         for (String backend : backends) {
             for (int round = 1; round <= rounds; round++) {
                 for (String q : SqlRounds.order(queries, round)) {
-                    results.add(run(q, backend, rows, ids, round));
+                    results.add(run(q, backend, rows, ids, round, budget));
                 }
             }
         }
@@ -331,6 +377,16 @@ public final class SqlBenchmark {
         System.out.printf(Locale.ROOT, "%n### Medians of %d round(s)%n%n", rounds);
         for (String backend : backends) {
             System.out.print(SqlRounds.table(SqlRounds.summarize(runs, backend)));
+        }
+        if (results.stream().anyMatch(r -> !r.complete())) {
+            System.out.printf(
+                    Locale.ROOT,
+                    "%nRuns stopped at the budget of %s: their records/s cover the rows done.%n",
+                    budget);
+        }
+        if (csv != null) {
+            SqlMedians.append(csv, SqlMedians.of(rows, ids, List.of(backends), results));
+            System.out.println("appended to " + csv);
         }
     }
 
@@ -471,7 +527,8 @@ public final class SqlBenchmark {
         }
     }
 
-    private static Result run(String query, String backend, long rows, long ids, int round)
+    private static Result run(
+            String query, String backend, long rows, long ids, int round, Duration budget)
             throws Exception {
         boolean updating = isUpdating(query);
         if (updating) {
@@ -543,7 +600,13 @@ public final class SqlBenchmark {
                         : tEnv.sqlQuery(sql(query, ids));
         tEnv.toChangelogStream(result).sinkTo(new CountingSink()).name("out");
         return measure(
-                query, backend, rows, round, checkpoints, env.executeAsync(query + "-" + backend));
+                query,
+                backend,
+                rows,
+                round,
+                budget,
+                checkpoints,
+                env.executeAsync(query + "-" + backend));
     }
 
     /**
@@ -572,17 +635,27 @@ public final class SqlBenchmark {
     }
 
     /**
-     * Waits for the {@code rows} records of {@code job}, stops it with a canonical savepoint and
-     * reports the run.
+     * Waits for the {@code rows} records of {@code job} (or its {@code budget}), stops it with a
+     * canonical savepoint and reports the run.
      */
     private static Result measure(
-            String query, String backend, long rows, int round, Path checkpoints, JobClient job)
+            String query,
+            String backend,
+            long rows,
+            int round,
+            Duration budget,
+            Path checkpoints,
+            JobClient job)
             throws Exception {
-        waitForInput(rows);
+        boolean complete = waitForInput(rows, budget);
+        // at a stop, the rows so far: more keep coming until the savepoint
+        long done = complete ? rows : INPUT.get();
+        long cpuNanos =
+                (complete ? LAST_CPU_NANOS.get() : OS.getProcessCpuTime()) - FIRST_CPU_NANOS.get();
         double seconds = (LAST_NANOS.get() - FIRST_NANOS.get()) / 1e9;
         Path dir = Files.createTempDirectory("bloomstream-savepoint");
         // the savepoint flushes the last mini-batch: the sink has every group's final value
-        job.stopWithSavepoint(false, dir.toUri().toString(), SavepointFormatType.CANONICAL).get();
+        stopWithSavepoint(job, dir);
         long bytes = directorySize(dir);
         deleteRecursively(dir);
         deleteRecursively(checkpoints);
@@ -595,17 +668,18 @@ public final class SqlBenchmark {
                         query,
                         backend,
                         round,
-                        rows,
+                        done,
                         seconds,
                         bytes,
                         out,
                         loadAverage(),
-                        LAST_CPU_NANOS.get() - FIRST_CPU_NANOS.get(),
-                        Memory.peakRss());
+                        cpuNanos,
+                        Memory.peakRss(),
+                        complete);
         System.out.printf(
                 Locale.ROOT,
                 "%s/%s, round %d: %.2f s, %,.0f records/s, %.2f us CPU/row, savepoint %,d bytes,"
-                        + " %s %,d, peak RSS %,d MiB, load %s%n",
+                        + " %s %,d, peak RSS %,d MiB, load %s%s%n",
                 backend,
                 query,
                 round,
@@ -616,8 +690,47 @@ public final class SqlBenchmark {
                 query.contains("count") ? "count (sum over groups)" : "rows out",
                 out,
                 r.peakRssBytes >> 20,
-                r.load);
+                r.load,
+                complete
+                        ? ""
+                        : String.format(
+                                Locale.ROOT,
+                                ", STOPPED AT BUDGET %s after %,d of %,d rows",
+                                budget,
+                                done,
+                                rows));
         return r;
+    }
+
+    /**
+     * Stops {@code job} with a canonical savepoint into {@code dir}. Flink refuses the savepoint
+     * while a task is still being deployed, as one downstream of the shuffle can be when a small
+     * run has taken all its rows already: then it tries again, every 100 ms for up to a minute.
+     */
+    private static void stopWithSavepoint(JobClient job, Path dir) throws Exception {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                job.stopWithSavepoint(false, dir.toUri().toString(), SavepointFormatType.CANONICAL)
+                        .get();
+                return;
+            } catch (ExecutionException e) {
+                if (attempt >= 600 || !notAllTasksRunning(e)) {
+                    throw e;
+                }
+                Thread.sleep(100);
+            }
+        }
+    }
+
+    private static boolean notAllTasksRunning(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof CheckpointException c
+                    && c.getCheckpointFailureReason()
+                            == CheckpointFailureReason.NOT_ALL_REQUIRED_TASKS_RUNNING) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The 1-minute load average of the machine (other processes share its cores). */
@@ -629,14 +742,23 @@ public final class SqlBenchmark {
         }
     }
 
-    private static void waitForInput(long records) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofMinutes(90).toNanos();
+    /**
+     * Waits until {@code records} records entered or {@code budget} is spent.
+     *
+     * @return whether every record entered (false: the budget ran out)
+     */
+    private static boolean waitForInput(long records, Duration budget) throws InterruptedException {
+        long deadline = System.nanoTime() + budget.toNanos();
         while (INPUT.get() < records) {
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("only " + INPUT.get() + " records entered");
+            if (System.nanoTime() - deadline > 0) {
+                if (INPUT.get() == 0) {
+                    throw new IllegalStateException("no record entered in " + budget);
+                }
+                return false;
             }
             Thread.sleep(20);
         }
+        return true;
     }
 
     /**
@@ -654,9 +776,12 @@ public final class SqlBenchmark {
                 FIRST_CPU_NANOS.set(OS.getProcessCpuTime());
             }
             LAST_NANOS.set(now);
-            if (INPUT.incrementAndGet() == TARGET.get()) {
+            // the CPU time of the last record before the count shows it: the main thread reads it
+            // as soon as the count reaches the target (one task stamps: parallelism 1)
+            if (INPUT.get() + 1 == TARGET.get()) {
                 LAST_CPU_NANOS.set(OS.getProcessCpuTime());
             }
+            INPUT.incrementAndGet();
             return true;
         }
     }
