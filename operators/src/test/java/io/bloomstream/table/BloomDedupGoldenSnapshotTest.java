@@ -314,7 +314,7 @@ class BloomDedupGoldenSnapshotTest {
                     h.open();
                     h.processWatermark(expired);
                     long left = keys(h, DedupTableFunction.META_V6_STATE);
-                    long time = expired;
+                    long time = expired + 1; // after the watermark: Flink 2.2 drops a row at it
                     if (rowConfig) {
                         assertThat(left).as("layout %s %s: put off", layout, c).isEqualTo(KEYS);
                         GenericRowData first = (GenericRowData) row(plan, IDS + 1);
@@ -322,7 +322,7 @@ class BloomDedupGoldenSnapshotTest {
                         h.processElement(first); // brings the call's config
                         assertThat(returned(h)).isOne();
                         h.processWatermark(expired + 15_000);
-                        time = expired + 15_000;
+                        time = expired + 15_001;
                         left = keys(h, DedupTableFunction.META_V6_STATE) - 1; // the new row's
                     }
                     assertThat(left).as("layout %s %s: keys left", layout, c).isZero();
