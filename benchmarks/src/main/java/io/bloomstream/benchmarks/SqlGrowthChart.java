@@ -102,6 +102,9 @@ public final class SqlGrowthChart {
         return chart;
     }
 
+    /** The longest title that fits over the plot beside the legend (in characters). */
+    static final int MAX_TITLE = 64;
+
     /** The name of the series of {@code m}: "query (backend)". */
     static String name(SqlMedians m) {
         return m.query() + " (" + m.backend() + ")";
@@ -118,9 +121,14 @@ public final class SqlGrowthChart {
         for (String q : queries) {
             (q.startsWith("row_number") || q.startsWith("count_distinct") ? exact : bloom).add(q);
         }
-        return bloom.isEmpty() || exact.isEmpty()
-                ? String.join(", ", queries)
-                : String.join(", ", bloom) + " vs " + String.join(", ", exact);
+        if (bloom.isEmpty() || exact.isEmpty()) {
+            return String.join(", ", queries);
+        }
+        String title = String.join(", ", bloom) + " vs " + String.join(", ", exact);
+        // a longer title runs off the plot: the legend names the queries
+        return title.length() <= MAX_TITLE
+                ? title
+                : bloom.size() + " Bloom queries vs " + String.join(", ", exact);
     }
 
     private static Map<String, Color> colors(Set<String> queries) {

@@ -163,14 +163,6 @@ public final class DedupStateCache {
         return e;
     }
 
-    /** Drops the entry of {@code key}. */
-    public void forget(Object key) {
-        Entry e = keys.remove(key);
-        if (e != null) {
-            bytes -= e.bytes;
-        }
-    }
-
     /** Drops everything. */
     public void clear() {
         if (!keys.isEmpty()) {

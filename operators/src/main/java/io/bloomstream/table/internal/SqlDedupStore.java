@@ -299,12 +299,4 @@ public final class SqlDedupStore implements FilterStore {
     public Iterable<Long> pageKeys() throws Exception {
         return pagesView.keys();
     }
-
-    /**
-     * The retention and generations recorded with the current key ({@link
-     * SqlDedupLayout#TIMER_CONFIG_KEY}), or null.
-     */
-    public byte[] recordedTimerConfig() throws Exception {
-        return metaView.get(SqlDedupLayout.TIMER_CONFIG_KEY);
-    }
 }

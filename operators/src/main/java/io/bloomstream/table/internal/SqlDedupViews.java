@@ -58,21 +58,6 @@ public final class SqlDedupViews {
         return this;
     }
 
-    /** The entries of the layouts before 6: metadata (and its timer config), pages. */
-    public MapView<Integer, byte[]> oldMeta() {
-        return oldMeta;
-    }
-
-    /** The pages of layouts 2 to 5. */
-    public MapView<Long, byte[]> oldPages() {
-        return oldPages;
-    }
-
-    /** The metadata entry of the current layout. */
-    public MapView<Integer, byte[]> meta() {
-        return meta;
-    }
-
     /**
      * Moves the current key's state of layouts 2 to 5 to the entries of layout 6, when it has some
      * there: every entry of the old metadata (the metadata and the timer config keep their keys),
