@@ -183,6 +183,15 @@ class BloomDedupGoldenSnapshotTest {
         return h;
     }
 
+    /** A harness of {@code plan} restored from the file of {@code layout} and {@code c}, open. */
+    static PtfHarness restored(PtfHarness.Plan plan, Case c, String layout, Backend backend)
+            throws Exception {
+        PtfHarness h = harness(plan, backend);
+        h.initializeState(OperatorSnapshotUtil.readStateHandle(c.file(layout, backend).toString()));
+        h.open();
+        return h;
+    }
+
     static long returned(PtfHarness h) {
         long n = h.getOutput().stream().filter(o -> o instanceof StreamRecord).count();
         h.getOutput().clear();
@@ -199,11 +208,7 @@ class BloomDedupGoldenSnapshotTest {
                 }
                 PtfHarness.Plan plan = c.planFor(layout);
                 // a snapshot written on one backend restores on the same backend
-                try (PtfHarness h = harness(plan, written)) {
-                    h.initializeState(
-                            OperatorSnapshotUtil.readStateHandle(
-                                    c.file(layout, written).toString()));
-                    h.open();
+                try (PtfHarness h = restored(plan, c, layout, written)) {
                     for (int i = 0; i < IDS; i++) {
                         h.processElement(row(plan, i));
                     }
@@ -258,11 +263,7 @@ class BloomDedupGoldenSnapshotTest {
                     continue;
                 }
                 PtfHarness.Plan plan = c.planFor(layout);
-                try (PtfHarness h = harness(plan, backend)) {
-                    h.initializeState(
-                            OperatorSnapshotUtil.readStateHandle(
-                                    c.file(layout, backend).toString()));
-                    h.open();
+                try (PtfHarness h = restored(plan, c, layout, backend)) {
                     for (int i = 0; i < IDS; i++) {
                         h.processElement(row(plan, i));
                     }
@@ -307,11 +308,7 @@ class BloomDedupGoldenSnapshotTest {
                     continue;
                 }
                 PtfHarness.Plan plan = c.planFor(layout);
-                try (PtfHarness h = harness(plan, backend)) {
-                    h.initializeState(
-                            OperatorSnapshotUtil.readStateHandle(
-                                    c.file(layout, backend).toString()));
-                    h.open();
+                try (PtfHarness h = restored(plan, c, layout, backend)) {
                     h.processWatermark(expired);
                     long left = keys(h, DedupTableFunction.META_V6_STATE);
                     long time = expired + 1; // after the watermark: Flink 2.2 drops a row at it
