@@ -28,7 +28,7 @@ import org.apache.flink.types.Row;
  * row or a timer). Register it under the name the job used, restore the savepoint, and run until
  * every key with state has been seen once (in the sharded form, every shard is seen within the
  * first rows; a key never seen again keeps its old state, unread). Then take a savepoint and
- * restore it with {@link DedupTableFunction} (docs/upgrading.md, "bloomstream 0.4 to 0.5"). It
+ * restore it with {@link DedupTableFunction} (docs/upgrading.md, "bloomstream 0.4 SQL state"). It
  * costs what the current function saves: Flink reads the declared row on every call.
  *
  * @deprecated only to carry the state of bloomstream 0.4 to the current layout; use {@link
