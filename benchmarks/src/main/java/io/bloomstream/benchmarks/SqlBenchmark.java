@@ -1,9 +1,20 @@
 package io.bloomstream.benchmarks;
 
-import io.bloomstream.flink.dedup.DedupConfig;
-import io.bloomstream.table.BloomDedupTables;
+import static io.bloomstream.benchmarks.SqlQueries.EVENT_TIME;
+import static io.bloomstream.benchmarks.SqlQueries.GROUP_OF_X;
+import static io.bloomstream.benchmarks.SqlQueries.MINI_BATCH;
+import static io.bloomstream.benchmarks.SqlQueries.SHARDED_VIEW;
+import static io.bloomstream.benchmarks.SqlQueries.SHARDED_VIEW_EVENT_TIME;
+import static io.bloomstream.benchmarks.SqlQueries.TABLE_API_DEDUP;
+import static io.bloomstream.benchmarks.SqlQueries.TTL;
+import static io.bloomstream.benchmarks.SqlQueries.UPDATING;
+import static io.bloomstream.benchmarks.SqlQueries.UPDATING_FPP_PROPERTY;
+import static io.bloomstream.benchmarks.SqlQueries.isEventTime;
+import static io.bloomstream.benchmarks.SqlQueries.isUpdating;
+import static io.bloomstream.benchmarks.SqlQueries.sql;
+import static io.bloomstream.benchmarks.SqlQueries.tableApiDedup;
+
 import io.bloomstream.table.BloomFunctions;
-import io.bloomstream.table.ShardScalarFunction;
 import java.io.IOException;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
@@ -48,14 +59,14 @@ import org.apache.flink.types.RowKind;
  * SQL benchmark: the queries a user writes, through the same SQL path in one run, on the given
  * state backends: {@code BLOOM_DEDUP} against Flink's keep-first {@code ROW_NUMBER} deduplication
  * (also with {@code table.exec.state.ttl} set, as users bound its state), and {@code
- * BLOOM_COUNT_DISTINCT} against {@code COUNT(DISTINCT)} in a {@code GROUP BY} of {@value #GROUPS}
- * groups. Runs every query once per round, for {@code rounds} rounds (default {@value
- * #DEFAULT_ROUNDS}), the order alternating from one round to the next ({@link SqlRounds#order});
- * prints each run (records/s, the ratio to the exact query of the same backend and round, the state
- * bytes of a canonical savepoint taken once every record was processed, the machine's load
- * average), then per query the median records/s of the rounds, their min-max spread, and the ratio
- * of the medians to {@code row_number} (or {@code count_distinct}) and to {@code row_number_ttl}
- * when it ran ({@link SqlRounds#summarize}).
+ * BLOOM_COUNT_DISTINCT} against {@code COUNT(DISTINCT)} in a {@code GROUP BY} of {@value
+ * SqlQueries#GROUPS} groups. Runs every query once per round, for {@code rounds} rounds (default
+ * {@value #DEFAULT_ROUNDS}), the order alternating from one round to the next ({@link
+ * SqlRounds#order}); prints each run (records/s, the ratio to the exact query of the same backend
+ * and round, the state bytes of a canonical savepoint taken once every record was processed, the
+ * machine's load average), then per query the median records/s of the rounds, their min-max spread,
+ * and the ratio of the medians to {@code row_number} (or {@code count_distinct}) and to {@code
+ * row_number_ttl} when it ran ({@link SqlRounds#summarize}).
  *
  * <p>Input: {@code rows} generated ids ({@link DataGeneratorSource}, not rate-limited) as STRING
  * ({@code id}, the decimal of a scrambled 64-bit number {@code x}; {@code ids} distinct, in passes
@@ -65,7 +76,7 @@ import org.apache.flink.types.RowKind;
  * records enter the pipeline (backpressure makes that the pace of the slowest operator), first to
  * last record: start-up and planning are not in it. Each query first runs once at a tenth of the
  * size, unreported (JIT warm-up). The {@code BLOOM_DEDUP} query is the documented one, in one place
- * ({@link #SHARDED_VIEW}, {@link #bloomDedup}).
+ * ({@link SqlQueries#SHARDED_VIEW}, {@link SqlQueries#bloomDedup}).
  *
  * <p>Usage: {@code java -cp benchmarks/target/benchmarks.jar io.bloomstream.benchmarks.SqlBenchmark
  * [rows] [ids] [backends] [queries] [rounds]}, e.g. {@code 1000000 500000 hashmap,rocksdb
@@ -74,13 +85,13 @@ import org.apache.flink.types.RowKind;
  * count_distinct_1p}, {@code bloom_count_distinct_1p}) with {@code
  * table.optimizer.agg-phase-strategy: ONE_PHASE}; {@code bloom_dedup_whole} is {@code BLOOM_DEDUP}
  * without {@code PARTITION BY} (the whole input on one task); {@code bloom_dedup_exact} is the
- * documented query with {@code exact => TRUE}; {@value #TABLE_API_DEDUP} is no query but the Java
- * Table pipeline of {@link #tableApiDedup} (the DataStream operator through {@code
- * BloomDedupTables}). {@code -Dbench.flink.KEY=VALUE} sets a Flink option for every query (for
- * example {@code -Dbench.flink.execution.checkpointing.incremental=true}). {@code -Dbench.csv=FILE}
- * appends each query's medians to a CSV file after the last round ({@link SqlMedians}, read by
- * {@link SqlGrowthChart}); {@code -Dbench.budget=90m} is the time budget of one run, past which it
- * is stopped and reported at the rows it took, marked "stopped at budget".
+ * documented query with {@code exact => TRUE}; {@value SqlQueries#TABLE_API_DEDUP} is no query but
+ * the Java Table pipeline of {@link SqlQueries#tableApiDedup} (the DataStream operator through
+ * {@code BloomDedupTables}). {@code -Dbench.flink.KEY=VALUE} sets a Flink option for every query
+ * (for example {@code -Dbench.flink.execution.checkpointing.incremental=true}). {@code
+ * -Dbench.csv=FILE} appends each query's medians to a CSV file after the last round ({@link
+ * SqlMedians}, read by {@link SqlGrowthChart}); {@code -Dbench.budget=90m} is the time budget of
+ * one run, past which it is stopped and reported at the rows it took, marked "stopped at budget".
  *
  * <p>On updating input: {@code count_distinct_updating} ({@code COUNT(DISTINCT id)}) and {@code
  * bloom_count_distinct_updating} (the counting form, {@code BLOOM_COUNT_DISTINCT(id, perGroup,
@@ -90,59 +101,28 @@ import org.apache.flink.types.RowKind;
  * changelog rows, and they are compared with {@code count_distinct_updating}. {@code
  * -Dbench.updatingFpp=P} sets the fpp of {@code bloom_count_distinct_updating} (0.01 unless set).
  *
- * <p>By event time (issue 40): the queries named {@code *}{@value #EVENT_TIME} read {@code events}
- * with a rowtime {@code ts} in place of {@code pt}: row i's time is i ms plus a jitter uniform in
- * [0, D) ms (fixed per row, D {@code -Dbench.disorderMs}, {@value #DEFAULT_DISORDER_MS} unless
- * set), under the watermark {@code ts - D ms}, so that rows come in bounded disorder and none is
- * late. {@code row_number_et} is {@code ROW_NUMBER() OVER (PARTITION BY id ORDER BY ts)}
- * keep-first, the baseline of the others: {@code bloom_dedup_et} (the documented sharded query with
- * {@code on_time => DESCRIPTOR(ts)}, so by default {@code first_by => 'EVENT_TIME'}), {@code
- * bloom_dedup_whole_et} (the same without {@code PARTITION BY}) and {@code bloom_dedup_arrival_et}
- * (the sharded query with {@code first_by => 'ARRIVAL'}: no rows wait for the watermark). They run
- * without mini-batch, where Flink's {@code ROW_NUMBER} keep-first by a rowtime is insert-only and
- * emitted at the watermark; {@code row_number_mb_et} is the same query with mini-batch on, where
- * Flink plans it as an updating rank. The input stops at its last row without a final watermark: a
- * first row within D of the end is not returned by either kind, and with each id's first occurrence
- * in the first pass no first row is there.
+ * <p>By event time (issue 40): the queries named {@code *}{@value SqlQueries#EVENT_TIME} read
+ * {@code events} with a rowtime {@code ts} in place of {@code pt}: row i's time is i ms plus a
+ * jitter uniform in [0, D) ms (fixed per row, D {@code -Dbench.disorderMs}, {@value
+ * #DEFAULT_DISORDER_MS} unless set), under the watermark {@code ts - D ms}, so that rows come in
+ * bounded disorder and none is late. {@code row_number_et} is {@code ROW_NUMBER() OVER (PARTITION
+ * BY id ORDER BY ts)} keep-first, the baseline of the others: {@code bloom_dedup_et} (the
+ * documented sharded query with {@code on_time => DESCRIPTOR(ts)}, so by default {@code first_by =>
+ * 'EVENT_TIME'}), {@code bloom_dedup_whole_et} (the same without {@code PARTITION BY}) and {@code
+ * bloom_dedup_arrival_et} (the sharded query with {@code first_by => 'ARRIVAL'}: no rows wait for
+ * the watermark). They run without mini-batch, where Flink's {@code ROW_NUMBER} keep-first by a
+ * rowtime is insert-only and emitted at the watermark; {@code row_number_mb_et} is the same query
+ * with mini-batch on, where Flink plans it as an updating rank. The input stops at its last row
+ * without a final watermark: a first row within D of the end is not returned by either kind, and
+ * with each id's first occurrence in the first pass no first row is there.
  */
 public final class SqlBenchmark {
 
     /** System properties {@code bench.flink.KEY=VALUE} set the Flink option KEY for every query. */
     static final String FLINK_OPTION_PREFIX = "bench.flink.";
 
-    /** Groups of the count queries. */
-    static final int GROUPS = 16;
-
-    /**
-     * The group of a row: x mod {@link #GROUPS} in [0, GROUPS). The ids are negative as often as
-     * not, and SQL's {@code MOD(x, 16)} of a negative x is negative: before issue 33 the {@code g}
-     * column had 31 values, so each filter (sized for ids / GROUPS) held half its expected items
-     * and the Bloom aggregates' state was about twice what 16 groups need.
-     */
-    static final String GROUP_OF_X = "MOD(MOD(x, " + GROUPS + ") + " + GROUPS + ", " + GROUPS + ")";
-
     /** Rounds when the command line names none. */
     static final int DEFAULT_ROUNDS = 3;
-
-    /** The part of a query's name that makes it read the updating input ({@link UpdatingInput}). */
-    static final String UPDATING = "_updating";
-
-    /**
-     * The system property that sets the fpp of {@code bloom_count_distinct_updating} (default 0.01,
-     * the other queries' fpp).
-     */
-    static final String UPDATING_FPP_PROPERTY = "bench.updatingFpp";
-
-    /** The part of a query's name that makes it read the event-time input (issue 40). */
-    static final String EVENT_TIME = "_et";
-
-    /**
-     * The part of an event-time query's name that keeps mini-batch on ({@code row_number_mb_et}):
-     * the other {@code *_et} queries run without it, for with it Flink plans {@code ROW_NUMBER}
-     * keep-first by a rowtime as an updating rank (changelog I, UA, D), not the insert-only
-     * deduplication emitted at the watermark that {@code BLOOM_DEDUP} with {@code on_time} matches.
-     */
-    static final String MINI_BATCH = "_mb";
 
     /**
      * The bound of the event-time input's disorder in ms, when {@code bench.disorderMs} is unset.
@@ -167,13 +147,6 @@ public final class SqlBenchmark {
 
     /** The budget of one run when {@link #BUDGET_PROPERTY} is unset. */
     static final String DEFAULT_BUDGET = "90m";
-
-    /**
-     * The state TTL of the {@code row_number_ttl} query, and the {@code state_ttl} of {@code
-     * bloom_dedup_ttl} (a processing-time retention: the documented query with {@code state_ttl =>
-     * INTERVAL '1' HOUR}).
-     */
-    static final String TTL = "1 h";
 
     private static final AtomicLong INPUT = new AtomicLong();
     private static final AtomicLong OUTPUT = new AtomicLong();
@@ -215,21 +188,6 @@ public final class SqlBenchmark {
         }
     }
 
-    /**
-     * Whether {@code query} reads the updating input ({@link UpdatingInput}): its name has {@value
-     * #UPDATING}.
-     */
-    static boolean isUpdating(String query) {
-        return query.contains(UPDATING);
-    }
-
-    /**
-     * Whether {@code query} reads the event-time input: its name ends with {@value #EVENT_TIME}.
-     */
-    static boolean isEventTime(String query) {
-        return query.endsWith(EVENT_TIME);
-    }
-
     /** The disorder bound D of the event-time input, in ms ({@link #DISORDER_PROPERTY}). */
     static long disorderMs() {
         long d = Long.parseLong(System.getProperty(DISORDER_PROPERTY, "" + DEFAULT_DISORDER_MS));
@@ -250,11 +208,6 @@ public final class SqlBenchmark {
         z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
         z = z ^ (z >>> 31);
         return index + Math.floorMod(z, disorderMs);
-    }
-
-    /** The exact query each query is compared with. */
-    static String baseline(String query) {
-        return SqlRounds.baseline(query);
     }
 
     /**
@@ -313,7 +266,7 @@ public final class SqlBenchmark {
                 rows,
                 ids,
                 rounds);
-        if (queries.stream().anyMatch(SqlBenchmark::isEventTime)) {
+        if (queries.stream().anyMatch(SqlQueries::isEventTime)) {
             System.out.printf(
                     Locale.ROOT,
                     "Queries *%s: rowtime ts = row index ms + a jitter in [0, %d) ms,"
@@ -322,7 +275,7 @@ public final class SqlBenchmark {
                     disorderMs(),
                     disorderMs());
         }
-        if (queries.stream().anyMatch(SqlBenchmark::isUpdating)) {
+        if (queries.stream().anyMatch(SqlQueries::isUpdating)) {
             System.out.printf(
                     Locale.ROOT,
                     "Queries *%s: a retract changelog of %,d rows (+I of %,d values, -D of half"
@@ -346,7 +299,7 @@ public final class SqlBenchmark {
                                     x ->
                                             x.backend.equals(r.backend)
                                                     && x.round == r.round
-                                                    && x.query.equals(baseline(r.query)))
+                                                    && x.query.equals(SqlRounds.baseline(r.query)))
                             .findFirst()
                             .orElse(r);
             System.out.printf(
@@ -387,143 +340,6 @@ public final class SqlBenchmark {
         if (csv != null) {
             SqlMedians.append(csv, SqlMedians.of(rows, ids, List.of(backends), results));
             System.out.println("appended to " + csv);
-        }
-    }
-
-    /**
-     * The view {@code BLOOM_DEDUP} reads: the rows with their shard, as docs/sql-dedup.md writes
-     * the dedup of a whole table ({@code BLOOM_SHARD(id)}, its default shard count). With {@link
-     * #bloomDedup} the one place that says what a user writes.
-     */
-    static final String SHARDED_VIEW =
-            "CREATE TEMPORARY VIEW sharded AS SELECT id, x, BLOOM_SHARD(id) AS shard FROM events";
-
-    /** {@link #SHARDED_VIEW} of the event-time input: with its rowtime {@code ts}. */
-    static final String SHARDED_VIEW_EVENT_TIME =
-            "CREATE TEMPORARY VIEW sharded AS SELECT id, x, ts, BLOOM_SHARD(id) AS shard"
-                    + " FROM events";
-
-    /**
-     * The {@code BLOOM_DEDUP} query as docs/sql-dedup.md writes it for {@code ids} distinct ids in
-     * all, over {@link #SHARDED_VIEW}: {@code expected_items} the total, {@code shards} the shard
-     * count of {@code BLOOM_SHARD} (each shard's filter is sized for its share), fpp 1%, a {@code
-     * uid}; it selects the columns the {@code ROW_NUMBER} query returns.
-     */
-    static String bloomDedup(long ids) {
-        return bloomDedup(ids, false);
-    }
-
-    /**
-     * {@link #bloomDedup(long)}, with {@code exact => TRUE} when {@code exact} (docs/sql-dedup.md,
-     * "Exact mode"), under a uid of its own.
-     */
-    static String bloomDedup(long ids, boolean exact) {
-        return "SELECT id, x FROM BLOOM_DEDUP(input => TABLE sharded PARTITION BY shard,"
-                + " id_column => 'id', expected_items => "
-                + ids
-                + ", fpp => 0.01, shards => "
-                + ShardScalarFunction.DEFAULT_SHARDS
-                + (exact
-                        ? ", exact => TRUE, uid => 'bench-dedup-exact')"
-                        : ", uid => 'bench-dedup')");
-    }
-
-    /**
-     * The documented sharded {@code BLOOM_DEDUP} query (or without {@code PARTITION BY} when {@code
-     * whole}) by event time, over {@link #SHARDED_VIEW_EVENT_TIME}: {@code on_time =>
-     * DESCRIPTOR(ts)}, and {@code first_by => 'ARRIVAL'} when {@code arrival}.
-     */
-    static String bloomDedupEventTime(long ids, boolean whole, boolean arrival) {
-        return "SELECT id, x FROM BLOOM_DEDUP(input => "
-                + (whole ? "TABLE events" : "TABLE sharded PARTITION BY shard")
-                + ", id_column => 'id', expected_items => "
-                + ids
-                + ", fpp => 0.01"
-                + (whole ? "" : ", shards => " + ShardScalarFunction.DEFAULT_SHARDS)
-                + ", on_time => DESCRIPTOR(ts)"
-                + (arrival ? ", first_by => 'ARRIVAL'" : "")
-                + ", uid => 'bench-dedup"
-                + (whole ? "-whole" : "")
-                + (arrival ? "-arrival" : "")
-                + "-et')";
-    }
-
-    /**
-     * The contender that is a Java Table pipeline, not a query (issue 41): {@link
-     * BloomDedupTables#dedup} of {@code SELECT id, x FROM events} by {@code id}, sized and sharded
-     * as {@link #bloomDedup}, fpp 1%.
-     */
-    static final String TABLE_API_DEDUP = "bloom_dedup_table";
-
-    /** The result of {@value #TABLE_API_DEDUP}: the documented Java call. */
-    static Table tableApiDedup(StreamTableEnvironment tEnv, long ids) {
-        DedupConfig config =
-                DedupConfig.builder()
-                        .expectedItems(ids)
-                        .fpp(0.01)
-                        .shards(ShardScalarFunction.DEFAULT_SHARDS)
-                        .build();
-        return BloomDedupTables.withUidPrefix("bench-dedup-table")
-                .dedup(tEnv, tEnv.sqlQuery(sql(TABLE_API_DEDUP, ids)), "id", config);
-    }
-
-    /** The SQL of {@code query}. */
-    static String sql(String query, long ids) {
-        long perGroup = (ids + GROUPS - 1) / GROUPS;
-        switch (query) {
-            case "row_number" + EVENT_TIME:
-            case "row_number" + MINI_BATCH + EVENT_TIME:
-                return "SELECT id, x FROM (SELECT id, x, ROW_NUMBER() OVER (PARTITION BY id"
-                        + " ORDER BY ts) AS rn FROM events) WHERE rn = 1";
-            case "bloom_dedup" + EVENT_TIME:
-                return bloomDedupEventTime(ids, false, false);
-            case "bloom_dedup_whole" + EVENT_TIME:
-                return bloomDedupEventTime(ids, true, false);
-            case "bloom_dedup_arrival" + EVENT_TIME:
-                return bloomDedupEventTime(ids, false, true);
-            case "row_number":
-            case "row_number_ttl":
-                return "SELECT id, x FROM (SELECT id, x, ROW_NUMBER() OVER (PARTITION BY id"
-                        + " ORDER BY pt) AS rn FROM events) WHERE rn = 1";
-            case "bloom_dedup":
-                return bloomDedup(ids);
-            case "bloom_dedup_exact":
-                return bloomDedup(ids, true);
-            case "bloom_dedup_ttl":
-                // the retention of row_number_ttl, as BLOOM_DEDUP takes it (it ignores the option)
-                return bloomDedup(ids)
-                        .replace(
-                                ", uid => 'bench-dedup')",
-                                ", state_ttl => INTERVAL '1' HOUR, uid => 'bench-dedup-ttl')");
-            case TABLE_API_DEDUP:
-                // the Table that BloomDedupTables.dedup takes ({@link #tableApiDedup})
-                return "SELECT id, x FROM events";
-            case "bloom_dedup_whole":
-                // the shortest rewrite: no PARTITION BY, the whole input on one task
-                return "SELECT id, x FROM BLOOM_DEDUP(input => TABLE events, id_column => 'id',"
-                        + " expected_items => "
-                        + ids
-                        + ", fpp => 0.01, uid => 'bench-dedup-whole')";
-            case "count_distinct":
-            case "count_distinct_1p":
-            case "count_distinct_updating":
-            case "count_distinct_updating_1p":
-                return "SELECT g, COUNT(DISTINCT id) FROM events GROUP BY g";
-            case "bloom_count_distinct":
-            case "bloom_count_distinct_1p":
-                return "SELECT g, BLOOM_COUNT_DISTINCT(id, "
-                        + perGroup
-                        + ", 0.01) FROM events GROUP BY g";
-            case "bloom_count_distinct_updating":
-            case "bloom_count_distinct_updating_1p":
-                // the counting form: the plain one is refused at planning on updating input
-                return "SELECT g, BLOOM_COUNT_DISTINCT(id, "
-                        + perGroup
-                        + ", "
-                        + System.getProperty(UPDATING_FPP_PROPERTY, "0.01")
-                        + ", 'retract') FROM events GROUP BY g";
-            default:
-                throw new IllegalArgumentException("query: unknown " + query);
         }
     }
 

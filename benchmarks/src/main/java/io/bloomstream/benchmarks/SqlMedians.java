@@ -137,7 +137,7 @@ record SqlMedians(
                 boolean stopped = mine.stream().anyMatch(r -> !r.complete());
                 lines.add(
                         new SqlMedians(
-                                SqlBenchmark.isUpdating(row.query())
+                                SqlQueries.isUpdating(row.query())
                                         ? UpdatingInput.changelogRows(ids)
                                         : rows,
                                 ids,

@@ -69,11 +69,11 @@ final class SqlRounds {
      * *_et}), {@code count_distinct} or {@code row_number}.
      */
     static String baseline(String query) {
-        if (SqlBenchmark.isUpdating(query)) {
+        if (SqlQueries.isUpdating(query)) {
             return "count_distinct_updating";
         }
-        if (SqlBenchmark.isEventTime(query)) {
-            return "row_number" + SqlBenchmark.EVENT_TIME;
+        if (SqlQueries.isEventTime(query)) {
+            return "row_number" + SqlQueries.EVENT_TIME;
         }
         return query.contains("count") ? "count_distinct" : "row_number";
     }

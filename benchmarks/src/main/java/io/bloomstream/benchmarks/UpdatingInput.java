@@ -72,7 +72,7 @@ final class UpdatingInput {
      * row has its own value. Unlike {@link JobBenchmark#idOf} (a multiplication by an odd constant,
      * which keeps the parity of the index) its low bits do not follow the row's, so the deleted
      * (even) rows and the present (odd) ones fall into the same groups ({@link
-     * SqlBenchmark#GROUP_OF_X}).
+     * SqlQueries#GROUP_OF_X}).
      */
     static long valueOf(long row) {
         long h = row;

@@ -77,18 +77,18 @@ class SqlRoundsTest {
     void bloomDedupIsTheDocumentedQuerySizedByTheTotal() {
         // docs/sql-dedup.md: the whole-table dedup partitions by BLOOM_SHARD(id) (1024 shards),
         // expected_items counts the ids of the whole input and shards names BLOOM_SHARD's count
-        assertThat(SqlBenchmark.sql("bloom_dedup", 500_000))
+        assertThat(SqlQueries.sql("bloom_dedup", 500_000))
                 .isEqualTo(
                         "SELECT id, x FROM BLOOM_DEDUP(input => TABLE sharded PARTITION BY shard,"
                                 + " id_column => 'id', expected_items => 500000, fpp => 0.01,"
                                 + " shards => 1024, uid => 'bench-dedup')");
-        assertThat(SqlBenchmark.SHARDED_VIEW).contains("BLOOM_SHARD(id) AS shard");
+        assertThat(SqlQueries.SHARDED_VIEW).contains("BLOOM_SHARD(id) AS shard");
     }
 
     @Test
     void bloomDedupExactIsTheDocumentedQueryWithExactOn() {
         // docs/sql-dedup.md, "Exact mode": the documented query with exact => TRUE
-        assertThat(SqlBenchmark.sql("bloom_dedup_exact", 500_000))
+        assertThat(SqlQueries.sql("bloom_dedup_exact", 500_000))
                 .isEqualTo(
                         "SELECT id, x FROM BLOOM_DEDUP(input => TABLE sharded PARTITION BY shard,"
                                 + " id_column => 'id', expected_items => 500000, fpp => 0.01,"
@@ -103,16 +103,16 @@ class SqlRoundsTest {
         assertThat(SqlRounds.baseline("bloom_dedup_arrival_et")).isEqualTo("row_number_et");
         assertThat(SqlRounds.baseline("row_number_et")).isEqualTo("row_number_et");
         assertThat(SqlRounds.baseline("row_number_mb_et")).isEqualTo("row_number_et");
-        assertThat(SqlBenchmark.sql("row_number_mb_et", 500_000))
-                .isEqualTo(SqlBenchmark.sql("row_number_et", 500_000));
-        assertThat(SqlBenchmark.sql("row_number_et", 500_000)).contains("ORDER BY ts)");
-        assertThat(SqlBenchmark.sql("bloom_dedup_arrival_et", 500_000))
+        assertThat(SqlQueries.sql("row_number_mb_et", 500_000))
+                .isEqualTo(SqlQueries.sql("row_number_et", 500_000));
+        assertThat(SqlQueries.sql("row_number_et", 500_000)).contains("ORDER BY ts)");
+        assertThat(SqlQueries.sql("bloom_dedup_arrival_et", 500_000))
                 .isEqualTo(
                         "SELECT id, x FROM BLOOM_DEDUP(input => TABLE sharded PARTITION BY shard,"
                                 + " id_column => 'id', expected_items => 500000, fpp => 0.01,"
                                 + " shards => 1024, on_time => DESCRIPTOR(ts), first_by =>"
                                 + " 'ARRIVAL', uid => 'bench-dedup-arrival-et')");
-        assertThat(SqlBenchmark.sql("bloom_dedup_whole_et", 500_000))
+        assertThat(SqlQueries.sql("bloom_dedup_whole_et", 500_000))
                 .doesNotContain("PARTITION BY")
                 .doesNotContain("first_by")
                 .contains("on_time => DESCRIPTOR(ts)");
@@ -154,15 +154,15 @@ class SqlRoundsTest {
     @Test
     void bloomCountDistinctUpdatingIsTheCountingFormOverTheSameGroups() {
         // docs/sql-functions.md: the counting form takes the literal 'retract' as 4th argument
-        assertThat(SqlBenchmark.sql("bloom_count_distinct_updating", 1_000_000))
+        assertThat(SqlQueries.sql("bloom_count_distinct_updating", 1_000_000))
                 .isEqualTo(
                         "SELECT g, BLOOM_COUNT_DISTINCT(id, 62500, 0.01, 'retract') FROM events"
                                 + " GROUP BY g");
-        assertThat(SqlBenchmark.sql("bloom_count_distinct_updating_1p", 1_000_000))
-                .isEqualTo(SqlBenchmark.sql("bloom_count_distinct_updating", 1_000_000));
-        assertThat(SqlBenchmark.sql("count_distinct_updating", 1_000_000))
-                .isEqualTo(SqlBenchmark.sql("count_distinct", 1_000_000));
-        assertThat(SqlBenchmark.isUpdating("count_distinct_updating_1p")).isTrue();
-        assertThat(SqlBenchmark.isUpdating("count_distinct_1p")).isFalse();
+        assertThat(SqlQueries.sql("bloom_count_distinct_updating_1p", 1_000_000))
+                .isEqualTo(SqlQueries.sql("bloom_count_distinct_updating", 1_000_000));
+        assertThat(SqlQueries.sql("count_distinct_updating", 1_000_000))
+                .isEqualTo(SqlQueries.sql("count_distinct", 1_000_000));
+        assertThat(SqlQueries.isUpdating("count_distinct_updating_1p")).isTrue();
+        assertThat(SqlQueries.isUpdating("count_distinct_1p")).isFalse();
     }
 }

@@ -68,15 +68,15 @@ class UpdatingInputTest {
 
     @Test
     void deletedAndPresentValuesMeetInEveryGroup() {
-        // the groups of the count queries: x mod 16 in [0, 16) (SqlBenchmark.GROUP_OF_X); every
+        // the groups of the count queries: x mod 16 in [0, 16) (SqlQueries.GROUP_OF_X); every
         // group must see retractions and keep values, or the retractions would empty groups of
         // their own
         Map<Long, long[]> perGroup = new TreeMap<>();
         for (long row = 0; row < 20_000; row++) {
-            long g = Math.floorMod(UpdatingInput.valueOf(row), SqlBenchmark.GROUPS);
+            long g = Math.floorMod(UpdatingInput.valueOf(row), SqlQueries.GROUPS);
             perGroup.computeIfAbsent(g, k -> new long[2])[(int) (row % 2)]++;
         }
-        assertThat(perGroup).hasSize(SqlBenchmark.GROUPS);
+        assertThat(perGroup).hasSize(SqlQueries.GROUPS);
         assertThat(perGroup.values()).allMatch(deletedPresent -> deletedPresent[0] > 0);
         assertThat(perGroup.values()).allMatch(deletedPresent -> deletedPresent[1] > 0);
     }
