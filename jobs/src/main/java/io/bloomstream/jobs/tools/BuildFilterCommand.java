@@ -214,7 +214,7 @@ public final class BuildFilterCommand implements Callable<Integer> {
                 entries = temp.createPrivate(parent, "entries");
                 try (java.io.Writer w =
                         new java.io.OutputStreamWriter(
-                                new BufferedOutputStream(Files.newOutputStream(entries), 1 << 16),
+                                new BufferedOutputStream(TempFiles.open(entries), 1 << 16),
                                 StandardCharsets.UTF_8)) {
                     scan =
                             scan(
@@ -283,7 +283,7 @@ public final class BuildFilterCommand implements Callable<Integer> {
             refuseOversized(filterSpec, scan.entries);
         }
         Path tmp = temp.create(parent, "tmp");
-        try (OutputStream out = new BufferedOutputStream(Files.newOutputStream(tmp), 1 << 16)) {
+        try (OutputStream out = new BufferedOutputStream(TempFiles.open(tmp), 1 << 16)) {
             FilterCodec.write(filter, normalization, out);
         }
         Files.move(

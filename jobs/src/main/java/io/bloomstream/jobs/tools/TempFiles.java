@@ -75,6 +75,18 @@ final class TempFiles implements AutoCloseable {
         }
     }
 
+    /**
+     * Opens a file that {@link #create} made, for writing from its start, without ever creating it
+     * again: if the shutdown hook has deleted it (a SIGTERM between its creation and this call),
+     * the open fails rather than leave a new file behind after the hook has run.
+     */
+    static java.io.OutputStream open(Path file) throws IOException {
+        return Files.newOutputStream(
+                file,
+                java.nio.file.StandardOpenOption.WRITE,
+                java.nio.file.StandardOpenOption.TRUNCATE_EXISTING);
+    }
+
     /** Stops tracking {@code file} (renamed into place: no longer temporary). */
     void keep(Path file) {
         files.remove(file);
