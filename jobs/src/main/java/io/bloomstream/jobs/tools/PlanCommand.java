@@ -213,7 +213,7 @@ public final class PlanCommand implements Callable<Integer> {
      * State bytes per distinct id of exact dedup (a {@code ValueState<Boolean>} per long id): the
      * size of a canonical savepoint over the distinct ids, measured by {@code JobBenchmark} at 10^6
      * and 10^7 ids on the heap and RocksDB backends (19.0 in each case; {@code
-     * benchmarks/RESULTS.md}, "Job level"). In-memory heap size was not measured.
+     * benchmarks/results/issue-3.md}, "Job level"). In-memory heap size was not measured.
      */
     static final double EXACT_DEDUP_BYTES_PER_ID = 19.0;
 

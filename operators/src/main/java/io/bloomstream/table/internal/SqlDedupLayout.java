@@ -192,8 +192,8 @@ public final class SqlDedupLayout {
      * declared row on every call and clear it when every field is NULL: an empty row costs a delete
      * per call, and on the heap backend each access of the emptied state runs the TTL's incremental
      * cleanup over an empty table (it walks every key group: 3x the CPU per row of the whole query,
-     * measured in RESULTS.md, "SQL dedup layout 4 and the empty row"). A marked row is written once
-     * per key and then only read, as versions 2 and 3's config was.
+     * measured in benchmarks/results/issue-30.md, "SQL dedup layout 4 and the empty row"). A marked
+     * row is written once per key and then only read, as versions 2 and 3's config was.
      */
     public static void markRow(Row row) {
         if (row.getField(GENERATIONS) == null) {
