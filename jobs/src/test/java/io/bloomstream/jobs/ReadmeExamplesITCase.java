@@ -39,7 +39,10 @@ import org.junit.jupiter.api.io.TempDir;
  * build itself, a cluster, Kafka); its reason is printed. Every other fenced block must name its
  * language ({@code java}, {@code xml}, {@code sql}, {@code text}) and hold no command: a block
  * without an info string fails the test. Relative links must point at files that exist, and links
- * to a heading of a page ({@code page.md#heading}) at a heading that exists.
+ * to a heading of a page ({@code page.md#heading}) at a heading that exists. The pages that have no
+ * examples but many links are held to the same link rule: {@code benchmarks/RESULTS.md}, the
+ * history files under {@code benchmarks/results/}, which its first page must each link, and {@code
+ * CHANGELOG.md}.
  *
  * <p>Compared as is, except what changes from run to run: durations {@code (N ms)}, {@code
  * "timestamp":N}, {@code "runtime_ms"}, the log file's path, and progress lines (which appear only
@@ -95,6 +98,63 @@ class ReadmeExamplesITCase {
                         "the pages ran more than 20 commands",
                         () -> assertThat(commands.get()).isGreaterThan(20));
         return Stream.concat(perPage, Stream.of(total));
+    }
+
+    /**
+     * The pages whose links are checked but whose blocks are not run: the benchmark results, their
+     * history files sorted by path, and the changelog.
+     */
+    static List<Path> linkedPages(Path root) throws IOException {
+        List<Path> pages = new ArrayList<>();
+        pages.add(root.resolve("benchmarks/RESULTS.md"));
+        try (Stream<Path> history = Files.list(root.resolve("benchmarks/results"))) {
+            pages.addAll(
+                    history.filter(p -> p.toString().endsWith(".md"))
+                            .sorted()
+                            .collect(Collectors.toList()));
+        }
+        pages.add(root.resolve("CHANGELOG.md"));
+        return pages;
+    }
+
+    @TestFactory
+    Stream<DynamicTest> everyLinkOfTheBenchmarkResultsAndTheChangelogResolves() throws IOException {
+        Path root = Cli.testdata().getParent().normalize();
+        List<Path> pages = linkedPages(root);
+        assertThat(pages).as("RESULTS.md, history files, CHANGELOG.md").hasSizeGreaterThan(3);
+        return pages.stream()
+                .map(
+                        page -> {
+                            String name = root.relativize(page).toString();
+                            return DynamicTest.dynamicTest(
+                                    name,
+                                    () ->
+                                            assertThat(
+                                                            brokenLinks(
+                                                                    root,
+                                                                    page,
+                                                                    Files.readAllLines(page)))
+                                                    .as("%s: broken links", name)
+                                                    .isEmpty());
+                        });
+    }
+
+    @TestFactory
+    Stream<DynamicTest> theFirstPageOfTheResultsLinksEveryHistoryFile() throws IOException {
+        Path root = Cli.testdata().getParent().normalize();
+        String first = Files.readString(root.resolve("benchmarks/RESULTS.md"));
+        return linkedPages(root).stream()
+                .filter(p -> p.getParent().endsWith("benchmarks/results"))
+                .map(
+                        page -> {
+                            String link = "](results/" + page.getFileName() + ")";
+                            return DynamicTest.dynamicTest(
+                                    link,
+                                    () ->
+                                            assertThat(first)
+                                                    .as("benchmarks/RESULTS.md links %s", link)
+                                                    .contains(link));
+                        });
     }
 
     /** Runs one page's examples; returns the number of commands run. */

@@ -54,6 +54,22 @@ class ReadmeExamplesTest {
     }
 
     @Test
+    void headingsWithCodeBarsAndPowersGiveGitHubsAnchors() {
+        assertThat(
+                        ReadmeExamplesITCase.anchors(
+                                List.of(
+                                        "## Issue 32: the command line against `sort -u`, and the"
+                                                + " operator at 10^7",
+                                        "## Distinct counts at equal memory (16 KiB), mean"
+                                                + " |relative error| over 20 seeds",
+                                        "### `BLOOM_DEDUP` on XXH3-64 (issue 21, session 9)")))
+                .containsExactlyInAnyOrder(
+                        "issue-32-the-command-line-against-sort--u-and-the-operator-at-107",
+                        "distinct-counts-at-equal-memory-16-kib-mean-relative-error-over-20-seeds",
+                        "bloom_dedup-on-xxh3-64-issue-21-session-9");
+    }
+
+    @Test
     void linksToMissingFilesOrHeadingsAreBrokenAndOthersAreNot() throws Exception {
         Files.createDirectories(root.resolve("docs"));
         Files.writeString(root.resolve("docs/a.md"), "# A\n\n## Known heading\n");
