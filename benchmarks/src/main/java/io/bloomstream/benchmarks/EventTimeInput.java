@@ -32,7 +32,7 @@ final class EventTimeInput {
             long rows,
             long ids,
             long disorderMs,
-            SqlBenchmark.StampRealIds stamp) {
+            SqlRun.StampRealIds stamp) {
         DataGeneratorSource<Tuple2<Long, Long>> source =
                 new DataGeneratorSource<>(
                         i ->

@@ -3,7 +3,6 @@ package io.bloomstream.flink.dedup;
 import io.bloomstream.filter.FilterSpec;
 import io.bloomstream.filter.HashStrategy;
 import io.bloomstream.filter.Hasher;
-import io.bloomstream.filter.ScalableBloomFilter;
 import io.bloomstream.flink.FilterSizing;
 import io.bloomstream.flink.Retention;
 import io.bloomstream.flink.TimeDomain;
@@ -112,19 +111,19 @@ public final class DedupConfig implements Serializable {
     /** The allowed lateness of {@link FirstBy#EVENT_TIME} without retention; else unused. */
     private final Duration latenessWithoutRetention;
 
-    private DedupConfig(Builder b, FilterSizing sizing, Retention retention) {
+    private DedupConfig(DedupDraft d, FilterSizing sizing, Retention retention) {
         this.sizing = sizing;
         this.retention = retention;
-        this.shards = b.shards;
-        this.emitDuplicates = b.emitDuplicates;
-        this.resetRetentionOnDuplicate = b.resetRetentionOnDuplicate;
-        this.exact = b.exact;
-        this.cacheBytes = b.cacheBytes;
-        this.bundleSize = b.bundleSize;
-        this.bundleDelay = b.bundleDelay;
-        this.hashStrategy = b.hashStrategy;
-        this.firstBy = b.firstBy;
-        this.latenessWithoutRetention = b.allowedLateness;
+        this.shards = d.shards;
+        this.emitDuplicates = d.emitDuplicates;
+        this.resetRetentionOnDuplicate = d.resetRetentionOnDuplicate;
+        this.exact = d.exact;
+        this.cacheBytes = d.cacheBytes;
+        this.bundleSize = d.bundleSize;
+        this.bundleDelay = d.bundleDelay;
+        this.hashStrategy = d.hashStrategy;
+        this.firstBy = d.firstBy;
+        this.latenessWithoutRetention = d.allowedLateness;
     }
 
     /** A builder with the defaults. */
@@ -367,23 +366,7 @@ public final class DedupConfig implements Serializable {
     /** Builds a {@link DedupConfig}; each setter checks its argument. */
     @PublicEvolving
     public static final class Builder {
-        private final FilterSizing.Builder sizing =
-                FilterSizing.builder()
-                        .scalable(ScalableBloomFilter.DEFAULT_GROWTH, DEFAULT_TIGHTENING)
-                        .firstStageShare(DEFAULT_FIRST_STAGE_SHARE);
-        private long cacheBytes = AUTO_CACHE_BYTES;
-        private int bundleSize = DEFAULT_BUNDLE_SIZE;
-        private Duration bundleDelay = DEFAULT_BUNDLE_DELAY;
-        private Duration retention;
-        private TimeDomain timeDomain = TimeDomain.EVENT_TIME;
-        private int generations = Retention.DEFAULT_GENERATIONS;
-        private Duration allowedLateness = Duration.ZERO;
-        private int shards = DEFAULT_SHARDS;
-        private boolean emitDuplicates;
-        private boolean resetRetentionOnDuplicate;
-        private boolean exact;
-        private HashStrategy hashStrategy = DEFAULT_HASH_STRATEGY;
-        private FirstBy firstBy = FirstBy.ARRIVAL;
+        private final DedupDraft draft = new DedupDraft();
 
         private Builder() {}
 
@@ -397,24 +380,19 @@ public final class DedupConfig implements Serializable {
          * @throws IllegalArgumentException for a keyed strategy (the operators take no secret key)
          */
         public Builder hashStrategy(HashStrategy hashStrategy) {
-            java.util.Objects.requireNonNull(hashStrategy, "hashStrategy");
-            if (hashStrategy.isKeyed()) {
-                throw new IllegalArgumentException(
-                        "hashStrategy must be XXH3_64 or XXH3_128, was " + hashStrategy);
-            }
-            this.hashStrategy = hashStrategy;
+            draft.hashStrategy(hashStrategy);
             return this;
         }
 
         /** Expected distinct ids per key (in global mode: in total). */
         public Builder expectedItems(long expectedItems) {
-            sizing.expectedItems(expectedItems);
+            draft.sizing.expectedItems(expectedItems);
             return this;
         }
 
         /** Target false-positive rate, in (0, 1). */
         public Builder fpp(double fpp) {
-            sizing.fpp(fpp);
+            draft.sizing.fpp(fpp);
             return this;
         }
 
@@ -425,13 +403,13 @@ public final class DedupConfig implements Serializable {
          * and classic for filters of fewer than four such pages).
          */
         public Builder pageBits(int pageBits) {
-            sizing.pageBits(pageBits);
+            draft.sizing.pageBits(pageBits);
             return this;
         }
 
         /** The XXH3 seed (default {@link Hasher#DEFAULT_SEED}). */
         public Builder seed(long seed) {
-            sizing.seed(seed);
+            draft.sizing.seed(seed);
             return this;
         }
 
@@ -450,10 +428,7 @@ public final class DedupConfig implements Serializable {
          * DedupConfig#DEFAULT_CACHE_BYTES} bytes.
          */
         public Builder cacheBytes(long cacheBytes) {
-            if (cacheBytes < 0) {
-                throw new IllegalArgumentException("cacheBytes must be >= 0, got " + cacheBytes);
-            }
-            this.cacheBytes = cacheBytes;
+            draft.cacheBytes(cacheBytes);
             return this;
         }
 
@@ -473,15 +448,7 @@ public final class DedupConfig implements Serializable {
          * @param maxDelay positive
          */
         public Builder bundle(int maxEvents, Duration maxDelay) {
-            if (maxEvents < 2 || maxEvents > MAX_BUNDLE_SIZE) {
-                throw new IllegalArgumentException(
-                        "maxEvents must be in [2, " + MAX_BUNDLE_SIZE + "], got " + maxEvents);
-            }
-            if (maxDelay == null || maxDelay.isNegative() || maxDelay.isZero()) {
-                throw new IllegalArgumentException("maxDelay must be positive, got " + maxDelay);
-            }
-            this.bundleSize = maxEvents;
-            this.bundleDelay = maxDelay;
+            draft.bundle(maxEvents, maxDelay);
             return this;
         }
 
@@ -491,14 +458,13 @@ public final class DedupConfig implements Serializable {
          * is past the CPU's caches.
          */
         public Builder noBundles() {
-            this.bundleSize = 0;
-            this.bundleDelay = Duration.ZERO;
+            draft.noBundles();
             return this;
         }
 
         /** One fixed filter per key. */
         public Builder fixed() {
-            sizing.fixed();
+            draft.sizing.fixed();
             return this;
         }
 
@@ -508,7 +474,7 @@ public final class DedupConfig implements Serializable {
          * FilterSizing.Builder#scalable}).
          */
         public Builder scalable(int growthFactor, double tightening) {
-            sizing.scalable(growthFactor, tightening);
+            draft.sizing.scalable(growthFactor, tightening);
             return this;
         }
 
@@ -518,7 +484,7 @@ public final class DedupConfig implements Serializable {
          * #DEFAULT_FIRST_STAGE_SHARE}).
          */
         public Builder firstStageShare(double firstStageShare) {
-            sizing.firstStageShare(firstStageShare);
+            draft.sizing.firstStageShare(firstStageShare);
             return this;
         }
 
@@ -527,9 +493,7 @@ public final class DedupConfig implements Serializable {
          * again, and the state of expired generations is freed.
          */
         public Builder retention(Duration retention, TimeDomain timeDomain) {
-            Retention.builder(retention, timeDomain); // checks both
-            this.retention = retention;
-            this.timeDomain = timeDomain;
+            draft.retention(retention, timeDomain);
             return this;
         }
 
@@ -540,8 +504,7 @@ public final class DedupConfig implements Serializable {
          * Retention#MAX_ON_TIME_GENERATIONS}.
          */
         public Builder generations(int generations) {
-            Retention.builder(Duration.ofDays(1), TimeDomain.EVENT_TIME).generations(generations);
-            this.generations = generations;
+            draft.generations(generations);
             return this;
         }
 
@@ -552,21 +515,19 @@ public final class DedupConfig implements Serializable {
          * otherwise it is unused.
          */
         public Builder allowedLateness(Duration allowedLateness) {
-            Retention.builder(Duration.ofDays(1), TimeDomain.EVENT_TIME)
-                    .allowedLateness(allowedLateness);
-            this.allowedLateness = allowedLateness;
+            draft.allowedLateness(allowedLateness);
             return this;
         }
 
         /** Virtual keys of global mode, 1 to 2^20 (default 1024). */
         public Builder shards(int shards) {
-            this.shards = Shards.check(shards);
+            draft.shards(shards);
             return this;
         }
 
         /** Send duplicates to the side output {@link BloomDedup#duplicatesTag} too. */
         public Builder emitDuplicates(boolean emitDuplicates) {
-            this.emitDuplicates = emitDuplicates;
+            draft.emitDuplicates = emitDuplicates;
             return this;
         }
 
@@ -577,7 +538,7 @@ public final class DedupConfig implements Serializable {
          * Needs a retention (checked by {@link #build}). Default false.
          */
         public Builder resetRetentionOnDuplicate(boolean reset) {
-            this.resetRetentionOnDuplicate = reset;
+            draft.resetRetentionOnDuplicate = reset;
             return this;
         }
 
@@ -594,7 +555,7 @@ public final class DedupConfig implements Serializable {
          * are logged. Default false.
          */
         public Builder exact(boolean exact) {
-            this.exact = exact;
+            draft.exact = exact;
             return this;
         }
 
@@ -622,7 +583,7 @@ public final class DedupConfig implements Serializable {
          * it either way: events that were waiting are still judged at their timers.
          */
         public Builder firstBy(FirstBy firstBy) {
-            this.firstBy = java.util.Objects.requireNonNull(firstBy, "firstBy");
+            draft.firstBy(firstBy);
             return this;
         }
 
@@ -633,29 +594,11 @@ public final class DedupConfig implements Serializable {
          *     {@link FirstBy#EVENT_TIME} is set with a retention on processing time
          */
         public DedupConfig build() {
-            Retention r =
-                    retention == null
-                            ? null
-                            : Retention.builder(retention, timeDomain)
-                                    .generations(generations)
-                                    .allowedLateness(allowedLateness)
-                                    .build();
-            if (resetRetentionOnDuplicate && r == null) {
-                throw new IllegalArgumentException(
-                        "resetRetentionOnDuplicate needs a retention (none was set)");
-            }
-            if (firstBy == FirstBy.EVENT_TIME && r != null && timeDomain != TimeDomain.EVENT_TIME) {
-                throw new IllegalArgumentException(
-                        "firstBy EVENT_TIME needs event time: a retention on EVENT_TIME or none,"
-                                + " was a retention of "
-                                + retention
-                                + " on "
-                                + timeDomain);
-            }
-            DedupConfig config = new DedupConfig(this, sizing.build(), r);
+            Retention r = draft.checkedRetention();
+            DedupConfig config = new DedupConfig(draft, draft.sizing.build(), r);
             // The smallest filter it may serve: a shard's share in global mode; per-key use
             // checks the whole expectedItems when the operator is added.
-            config.checkFits(Shards.itemsPerShard(config.expectedItems(), shards), true);
+            config.checkFits(Shards.itemsPerShard(config.expectedItems(), config.shards()), true);
             return config;
         }
     }
