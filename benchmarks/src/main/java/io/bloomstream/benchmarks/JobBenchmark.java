@@ -1,8 +1,5 @@
 package io.bloomstream.benchmarks;
 
-import io.bloomstream.flink.IdSelector;
-import io.bloomstream.flink.dedup.BloomDedup;
-import io.bloomstream.flink.dedup.DedupConfig;
 import java.io.IOException;
 import java.io.Writer;
 import java.nio.file.Files;
@@ -10,21 +7,16 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
-import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.functions.RichFilterFunction;
-import org.apache.flink.api.common.state.ValueState;
-import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.sink2.SinkWriter;
@@ -38,18 +30,16 @@ import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
-import org.apache.flink.util.Collector;
 
 /**
  * Job-level benchmark, one run of a matrix: for each number of distinct ids, backend (heap
  * "hashmap", "rocksdb") and parallelism, the same input through a pass-through keyed job, Bloom
  * dedup with a default config ({@code BloomDedup.global(stream, IdSelector.ofLong(..),
  * DedupConfig.builder().expectedItems(n).fpp(p).build())}: what a user gets, the headline row), the
- * named variants of that config in {@link #VARIANTS}, and the exact dedup a Flink user writes today
- * (a {@code ValueState<Boolean>} per id). Prints a Markdown table with ratios against the
- * pass-through and exact runs of the same cell and writes it, with a CSV file of the runs ({@link
- * JobRun}) that {@link JobThroughputChart} draws.
+ * named variants of that config in {@link JobPipelines#VARIANTS}, and the exact dedup a Flink user
+ * writes today (a {@code ValueState<Boolean>} per id). Prints a Markdown table with ratios against
+ * the pass-through and exact runs of the same cell and writes it, with a CSV file of the runs
+ * ({@link JobRun}) that {@link JobThroughputChart} draws.
  *
  * <p>Input: {@code ids * duplication} longs: the distinct ids in a scrambled order, then {@code
  * duplication - 1} more passes, spread over the source's parallel readers. Throughput is measured
@@ -70,39 +60,6 @@ import org.apache.flink.util.Collector;
  * the CSV's name with {@code .md}.
  */
 public final class JobBenchmark {
-
-    static final String PASS_THROUGH = "pass-through";
-    static final String EXACT = "exact";
-    static final String BLOOM_PREFIX = "bloom-";
-
-    /** The headline Bloom pipeline: the default config, p and n only. */
-    static final String BLOOM_DEFAULT = BLOOM_PREFIX + "default";
-
-    /**
-     * Named variants of the default Bloom config, each run as pipeline "bloom-NAME" after {@link
-     * #BLOOM_DEFAULT}: a customizer of the builder that already has expectedItems and fpp. Add one
-     * with one line.
-     */
-    static final Map<String, UnaryOperator<DedupConfig.Builder>> VARIANTS = new LinkedHashMap<>();
-
-    static {
-        VARIANTS.put("fixed", DedupConfig.Builder::fixed); // one filter, no cascade (issue 3)
-        // the default without the write-back cache: every event reads and writes keyed state
-        VARIANTS.put("nocache", b -> b.cacheBytes(0));
-        // bundles of up to 256 events or 10 ms, named (the default since issue 21)
-        VARIANTS.put("bundled", b -> b.bundle(256, java.time.Duration.ofMillis(10)));
-        // the cascade split of 0.4 and earlier (Almeida's: stage i at p (1 - r) r^i, r = 0.9),
-        // the default before issue 21
-        VARIANTS.put("almeida", b -> b.scalable(2, 0.9).firstStageShare(0.1));
-        // the default with 4096-bit state pages (issue 21: per-entry overhead against heap speed)
-        VARIANTS.put("pages4096", b -> b.pageBits(4096));
-        // events judged one at a time (the default before issue 21)
-        VARIANTS.put("unbundled", DedupConfig.Builder::noBundles);
-        // the hash path before issue 21: XXH3-128 (what state of 0.4 and before restores with)
-        VARIANTS.put("xxh3-128", b -> b.hashStrategy(io.bloomstream.filter.HashStrategy.XXH3_128));
-        // exact mode (issue 31): the filter in front of the ids themselves
-        VARIANTS.put("exact", b -> b.exact(true));
-    }
 
     static final int MAX_READERS = 64;
     private static final AtomicLongArray INPUT = new AtomicLongArray(MAX_READERS);
@@ -176,49 +133,6 @@ public final class JobBenchmark {
         return ((index % distinct) * 0x9E3779B97F4A7C15L) ^ 0x5DEECE66DL;
     }
 
-    /**
-     * The suffix of a pipeline on string ids ({@code bloom-default:string}): the long ids as their
-     * decimal text (a map before the keyed operator, the same in every string pipeline).
-     */
-    static final String STRING_IDS = ":string";
-
-    /** The pipeline under test on {@code ids}. */
-    static DataStream<?> pipeline(String pipeline, DataStream<Long> ids, long distinct, double p) {
-        if (pipeline.endsWith(STRING_IDS)) {
-            String base = pipeline.substring(0, pipeline.length() - STRING_IDS.length());
-            DataStream<String> strings =
-                    ids.map(id -> Long.toString(id)).returns(Types.STRING).name("to-string");
-            return typed(base, strings, Types.STRING, IdSelector.ofString(id -> id), distinct, p);
-        }
-        return typed(pipeline, ids, Types.LONG, IdSelector.ofLong(id -> id), distinct, p);
-    }
-
-    private static <T> DataStream<T> typed(
-            String pipeline,
-            DataStream<T> ids,
-            org.apache.flink.api.common.typeinfo.TypeInformation<T> type,
-            IdSelector<T> idSelector,
-            long distinct,
-            double p) {
-        if (pipeline.equals(PASS_THROUGH)) {
-            return ids.keyBy(id -> id, type)
-                    .process(new PassThrough<T>())
-                    .returns(type)
-                    .uid("pass");
-        }
-        if (pipeline.equals(EXACT)) {
-            return ids.keyBy(id -> id, type)
-                    .process(new ExactDedup<T>())
-                    .returns(type)
-                    .uid("exact");
-        }
-        DedupConfig.Builder config = DedupConfig.builder().expectedItems(distinct).fpp(p);
-        if (!pipeline.equals(BLOOM_DEFAULT)) {
-            config = VARIANTS.get(pipeline.substring(BLOOM_PREFIX.length())).apply(config);
-        }
-        return BloomDedup.global(ids, idSelector, config.build());
-    }
-
     private static JobRun run(
             JobOptions o,
             String pipeline,
@@ -269,10 +183,9 @@ public final class JobBenchmark {
                 env.fromSource(source, WatermarkStrategy.noWatermarks(), "ids")
                         .filter(new StampRealIds())
                         .name("real-ids");
-        sinkCounting(pipeline(pipeline, ids, distinct, o.fpp()));
+        sinkCounting(JobPipelines.pipeline(pipeline, ids, distinct, o.fpp()));
         // exact dedup on long or string ids ("exact:string") has the exact budget
-        boolean exact = pipeline.equals(EXACT) || pipeline.equals(EXACT + STRING_IDS);
-        Duration budget = exact ? o.exactBudget() : o.budget();
+        Duration budget = JobPipelines.isExact(pipeline) ? o.exactBudget() : o.budget();
         JobClient job =
                 env.executeAsync(pipeline + "-" + backend + "-p" + parallelism + "-" + distinct);
         String status = waitForInput(records, budget, job);
@@ -470,32 +383,6 @@ public final class JobBenchmark {
 
     private static <T> void sinkCounting(DataStream<T> out) {
         out.sinkTo(new CountingSink<T>()).name("count");
-    }
-
-    /** Forwards every record (the keyed baseline). */
-    static final class PassThrough<T> extends KeyedProcessFunction<T, T, T> {
-        @Override
-        public void processElement(T value, Context ctx, Collector<T> out) {
-            out.collect(value);
-        }
-    }
-
-    /** Exact dedup: one ValueState<Boolean> per id. */
-    static final class ExactDedup<T> extends KeyedProcessFunction<T, T, T> {
-        private transient ValueState<Boolean> seen;
-
-        @Override
-        public void open(OpenContext ctx) {
-            seen = getRuntimeContext().getState(new ValueStateDescriptor<>("seen", Types.BOOLEAN));
-        }
-
-        @Override
-        public void processElement(T value, Context ctx, Collector<T> out) throws Exception {
-            if (seen.value() == null) {
-                seen.update(Boolean.TRUE);
-                out.collect(value);
-            }
-        }
     }
 
     /** Counts the records that come out. */

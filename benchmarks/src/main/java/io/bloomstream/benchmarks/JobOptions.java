@@ -54,11 +54,11 @@ record JobOptions(
             a.put(arg.substring(2, eq), arg.substring(eq + 1));
         }
         List<String> defaultPipelines =
-                new ArrayList<>(List.of(JobBenchmark.PASS_THROUGH, JobBenchmark.BLOOM_DEFAULT));
-        JobBenchmark.VARIANTS
+                new ArrayList<>(List.of(JobPipelines.PASS_THROUGH, JobPipelines.BLOOM_DEFAULT));
+        JobPipelines.VARIANTS
                 .keySet()
-                .forEach(v -> defaultPipelines.add(JobBenchmark.BLOOM_PREFIX + v));
-        defaultPipelines.add(JobBenchmark.EXACT);
+                .forEach(v -> defaultPipelines.add(JobPipelines.BLOOM_PREFIX + v));
+        defaultPipelines.add(JobPipelines.EXACT);
         JobOptions o =
                 new JobOptions(
                         longs(a.remove("ids"), "1000000,10000000,100000000"),
@@ -122,18 +122,18 @@ record JobOptions(
         }
         for (String named : pipelines) {
             String p =
-                    named.endsWith(JobBenchmark.STRING_IDS)
-                            ? named.substring(0, named.length() - JobBenchmark.STRING_IDS.length())
+                    named.endsWith(JobPipelines.STRING_IDS)
+                            ? named.substring(0, named.length() - JobPipelines.STRING_IDS.length())
                             : named;
-            if (!p.equals(JobBenchmark.PASS_THROUGH)
-                    && !p.equals(JobBenchmark.EXACT)
-                    && !p.equals(JobBenchmark.BLOOM_DEFAULT)
-                    && !(p.startsWith(JobBenchmark.BLOOM_PREFIX)
-                            && JobBenchmark.VARIANTS.containsKey(
-                                    p.substring(JobBenchmark.BLOOM_PREFIX.length())))) {
+            if (!p.equals(JobPipelines.PASS_THROUGH)
+                    && !p.equals(JobPipelines.EXACT)
+                    && !p.equals(JobPipelines.BLOOM_DEFAULT)
+                    && !(p.startsWith(JobPipelines.BLOOM_PREFIX)
+                            && JobPipelines.VARIANTS.containsKey(
+                                    p.substring(JobPipelines.BLOOM_PREFIX.length())))) {
                 throw new IllegalArgumentException(
                         "--pipelines: pass-through, bloom-default, exact or bloom- and one of "
-                                + JobBenchmark.VARIANTS.keySet()
+                                + JobPipelines.VARIANTS.keySet()
                                 + ", each optionally with :string, was "
                                 + named);
             }

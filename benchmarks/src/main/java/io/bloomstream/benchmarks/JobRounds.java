@@ -43,7 +43,7 @@ final class JobRounds {
                                                     .toArray())));
             List<String> exacts = new ArrayList<>();
             for (String c : medians.keySet()) {
-                if (c.split(" ")[1].startsWith(JobBenchmark.EXACT)) {
+                if (c.split(" ")[1].startsWith(JobPipelines.EXACT)) {
                     exacts.add(c);
                 }
             }
@@ -85,9 +85,9 @@ final class JobRounds {
     }
 
     private static String passThroughOf(String pipeline) {
-        return pipeline.endsWith(JobBenchmark.STRING_IDS)
-                ? JobBenchmark.PASS_THROUGH + JobBenchmark.STRING_IDS
-                : JobBenchmark.PASS_THROUGH;
+        return pipeline.endsWith(JobPipelines.STRING_IDS)
+                ? JobPipelines.PASS_THROUGH + JobPipelines.STRING_IDS
+                : JobPipelines.PASS_THROUGH;
     }
 
     private static String ratio(double a, Double b) {

@@ -169,8 +169,8 @@ record JobRun(
                             r.pipeline,
                             r.recordsDone,
                             r.recordsPerSecond(),
-                            ratio(r, runs, JobBenchmark.PASS_THROUGH),
-                            ratio(r, runs, JobBenchmark.EXACT),
+                            ratio(r, runs, JobPipelines.PASS_THROUGH),
+                            ratio(r, runs, JobPipelines.EXACT),
                             r.stateBytesPerDistinctId(),
                             mib(r.heapBytes),
                             mib(r.rssBytes),
@@ -184,7 +184,7 @@ record JobRun(
     }
 
     private static String ratio(JobRun r, List<JobRun> runs, String baseline) {
-        String ids = r.pipeline.endsWith(JobBenchmark.STRING_IDS) ? JobBenchmark.STRING_IDS : "";
+        String ids = r.pipeline.endsWith(JobPipelines.STRING_IDS) ? JobPipelines.STRING_IDS : "";
         for (JobRun b : runs) {
             if (b.pipeline.equals(baseline + ids) && b.sameCell(r) && b.recordsPerSecond() > 0) {
                 return String.format(

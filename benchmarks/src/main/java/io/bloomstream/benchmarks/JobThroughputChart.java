@@ -34,7 +34,7 @@ public final class JobThroughputChart {
     public static void main(String[] args) throws IOException {
         Path out = Path.of("benchmarks/job-throughput.png");
         int parallelism = 1;
-        String bloom = JobBenchmark.BLOOM_DEFAULT;
+        String bloom = JobPipelines.BLOOM_DEFAULT;
         String ids = "";
         List<JobRun> runs = new ArrayList<>();
         for (String arg : args) {
@@ -45,7 +45,7 @@ public final class JobThroughputChart {
             } else if (arg.startsWith("--bloom=")) {
                 bloom = arg.substring("--bloom=".length());
             } else if (arg.equals("--string-ids")) {
-                ids = JobBenchmark.STRING_IDS;
+                ids = JobPipelines.STRING_IDS;
             } else if (arg.startsWith("--")) {
                 throw new IllegalArgumentException("unknown argument " + arg);
             } else {
@@ -81,9 +81,9 @@ public final class JobThroughputChart {
         for (String backend : List.of("hashmap", "rocksdb")) {
             for (String pipeline :
                     List.of(
-                            JobBenchmark.PASS_THROUGH + ids,
+                            JobPipelines.PASS_THROUGH + ids,
                             bloom + ids,
-                            JobBenchmark.EXACT + ids)) {
+                            JobPipelines.EXACT + ids)) {
                 Map<Long, JobRun> points = new TreeMap<>();
                 for (JobRun r : runs) {
                     if (r.backend().equals(backend)
@@ -123,9 +123,9 @@ public final class JobThroughputChart {
             }
         }
         Color color =
-                pipeline.startsWith(JobBenchmark.PASS_THROUGH)
+                pipeline.startsWith(JobPipelines.PASS_THROUGH)
                         ? PASS
-                        : pipeline.startsWith(JobBenchmark.EXACT) ? EXACT : BLOOM;
+                        : pipeline.startsWith(JobPipelines.EXACT) ? EXACT : BLOOM;
         LogLogChart.addLine(chart, name, x, y, color, backend);
         LogLogChart.markStopped(chart, name, stoppedX, stoppedY);
     }
