@@ -58,6 +58,12 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  * [--parallelism=1,2] [--pipelines=pass-through, bloom-default,bloom-fixed,exact]
  * [--exact-budget=20m] [--budget=4h] [--csv=benchmarks/job-throughput.csv]}; the Markdown goes to
  * the CSV's name with {@code .md}.
+ *
+ * <p>Goals: after the tables (the medians' when there are several rounds), a table of issue 42's
+ * goals ({@link JobGoals#ISSUE_42}) for each cell where their contenders ran, with the ratio of
+ * medians, its spread over the rounds and whether it is met; it is printed and written to the
+ * {@code .md} file with the rest. Issue 42 sets them on string ids: {@code
+ * --pipelines=pass-through:string,bloom-default:string,exact:string,bloom-exact:string}.
  */
 public final class JobBenchmark {
 
@@ -122,6 +128,9 @@ public final class JobBenchmark {
         if (o.rounds() > 1) {
             table += JobRounds.summary(runs, roundOf);
         }
+        table +=
+                JobGoals.markdown(
+                        JobGoals.ISSUE_42, JobGoals.evaluate(JobGoals.ISSUE_42, runs, roundOf));
         String name = o.csv().getFileName().toString().replaceFirst("\\.csv$", "") + ".md";
         Path md = o.csv().resolveSibling(name);
         Files.writeString(md, table);
