@@ -107,13 +107,11 @@ public final class DedupConfig implements Serializable {
     private final Duration bundleDelay;
     private final HashStrategy hashStrategy;
     private final FirstBy firstBy;
+    private final Duration latenessWithoutRetention; // of FirstBy.EVENT_TIME without retention
 
-    /** The allowed lateness of {@link FirstBy#EVENT_TIME} without retention; else unused. */
-    private final Duration latenessWithoutRetention;
-
-    private DedupConfig(DedupDraft d, FilterSizing sizing, Retention retention) {
-        this.sizing = sizing;
-        this.retention = retention;
+    private DedupConfig(DedupDraft d) {
+        this.retention = d.checkedRetention(); // its errors come first
+        this.sizing = d.sizing.build();
         this.shards = d.shards;
         this.emitDuplicates = d.emitDuplicates;
         this.resetRetentionOnDuplicate = d.resetRetentionOnDuplicate;
@@ -306,23 +304,9 @@ public final class DedupConfig implements Serializable {
         return retention == null ? itemsPerKey : retention.generationItems(itemsPerKey);
     }
 
-    /**
-     * Checks that a filter for {@code itemsPerKey} ids can be made: in global mode a shard's share,
-     * otherwise one key's expected items.
-     *
-     * @throws IllegalArgumentException naming the share or the key, the items of the first stage of
-     *     one generation and that stage's rate
-     */
+    /** Checks that a filter for itemsPerKey ids can be made: {@link DedupDraft#checkFits}. */
     void checkFits(long itemsPerKey, boolean global) {
-        String what =
-                global
-                        ? Shards.describe(expectedItems(), shards, "global mode")
-                        : "one key (expectedItems " + itemsPerKey + ")";
-        try {
-            sizing.checkFits(generationItems(itemsPerKey), fpp() / generations(), what);
-        } catch (IllegalArgumentException e) {
-            throw new IllegalArgumentException(e.getMessage() + "; config " + this, e.getCause());
-        }
+        DedupDraft.checkFits(this, itemsPerKey, global);
     }
 
     /** The capacity of cascade stage i of one generation of a key sized for itemsPerKey. */
@@ -341,26 +325,7 @@ public final class DedupConfig implements Serializable {
 
     @Override
     public String toString() {
-        return "DedupConfig{"
-                + sizing
-                + ", retention="
-                + (retention == null ? "forever" : retention)
-                + ", shards="
-                + shards
-                + ", emitDuplicates="
-                + emitDuplicates
-                + (resetRetentionOnDuplicate ? ", resetRetentionOnDuplicate=true" : "")
-                + (exact ? ", exact=true" : "")
-                + (firstBy == FirstBy.ARRIVAL ? "" : ", firstBy=" + firstBy)
-                + (firstBy == FirstBy.EVENT_TIME && retention == null
-                        ? ", allowedLateness=" + latenessWithoutRetention
-                        : "")
-                + ", cacheBytes="
-                + cacheBytes
-                + ", hash="
-                + hashStrategy
-                + (bundleSize == 0 ? "" : ", bundle=" + bundleSize + "/" + bundleDelay)
-                + "}";
+        return DedupDraft.describe(this);
     }
 
     /** Builds a {@link DedupConfig}; each setter checks its argument. */
@@ -594,10 +559,8 @@ public final class DedupConfig implements Serializable {
          *     {@link FirstBy#EVENT_TIME} is set with a retention on processing time
          */
         public DedupConfig build() {
-            Retention r = draft.checkedRetention();
-            DedupConfig config = new DedupConfig(draft, draft.sizing.build(), r);
-            // The smallest filter it may serve: a shard's share in global mode; per-key use
-            // checks the whole expectedItems when the operator is added.
+            DedupConfig config = new DedupConfig(draft);
+            // global mode's smallest filter; per-key use checks expectedItems as it is added
             config.checkFits(Shards.itemsPerShard(config.expectedItems(), config.shards()), true);
             return config;
         }

@@ -124,4 +124,51 @@ final class DedupDraft {
         }
         return r;
     }
+
+    /**
+     * Checks that a filter of {@code config} for {@code itemsPerKey} ids can be made: in global
+     * mode a shard's share, otherwise one key's expected items.
+     *
+     * @throws IllegalArgumentException naming the share or the key, the items of the first stage of
+     *     one generation and that stage's rate
+     */
+    static void checkFits(DedupConfig config, long itemsPerKey, boolean global) {
+        String what =
+                global
+                        ? Shards.describe(config.expectedItems(), config.shards(), "global mode")
+                        : "one key (expectedItems " + itemsPerKey + ")";
+        try {
+            config.sizing()
+                    .checkFits(
+                            config.generationItems(itemsPerKey),
+                            config.fpp() / config.generations(),
+                            what);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(e.getMessage() + "; config " + config, e.getCause());
+        }
+    }
+
+    /** The text of {@link DedupConfig#toString()}: its values, the defaults of a few left out. */
+    static String describe(DedupConfig c) {
+        return "DedupConfig{"
+                + c.sizing()
+                + ", retention="
+                + (c.hasRetention() ? c.retentionPolicy() : "forever")
+                + ", shards="
+                + c.shards()
+                + ", emitDuplicates="
+                + c.emitDuplicates()
+                + (c.resetRetentionOnDuplicate() ? ", resetRetentionOnDuplicate=true" : "")
+                + (c.exact() ? ", exact=true" : "")
+                + (c.firstBy() == FirstBy.ARRIVAL ? "" : ", firstBy=" + c.firstBy())
+                + (c.firstBy() == FirstBy.EVENT_TIME && !c.hasRetention()
+                        ? ", allowedLateness=" + c.allowedLateness()
+                        : "")
+                + ", cacheBytes="
+                + c.cacheBytes()
+                + ", hash="
+                + c.hashStrategy()
+                + (c.bundleSize() == 0 ? "" : ", bundle=" + c.bundleSize() + "/" + c.bundleDelay())
+                + "}";
+    }
 }
