@@ -14,16 +14,13 @@ import org.apache.flink.annotation.PublicEvolving;
 /**
  * The configuration of the dedup operator: each key's filter ({@link FilterSizing}: expected items,
  * rate, page size, seed, growth), how long it remembers ({@link Retention}, optional), global
- * mode's shards, the duplicates output, and the write-back cache and bundles. Immutable and
- * validated; build it with {@link #builder()}, whose setters for the sizing and the retention are
- * shortcuts for building those.
- *
- * <p>Which occurrence of an id passes: the first to arrive, at once (the default), or the one with
- * the earliest event time, when the watermark passes it ({@link Builder#firstBy}, {@link FirstBy}).
+ * mode's shards, the duplicates output, which occurrence of an id passes ({@link FirstBy}), and the
+ * write-back cache and bundles. Immutable and validated; build it with {@link #builder()}, whose
+ * setters for the sizing and the retention are shortcuts for building those.
  *
  * <p>The compound false-positive rate of a key, over all its cascade stages and live retention
- * generations, stays at or below {@link #fpp()}: each generation gets fpp / generations, and each
- * cascade stage within it p (1 - r) r^i of that.
+ * generations, stays at or below {@link #fpp()}: each generation gets fpp / generations, which its
+ * cascade stages share ({@link #DEFAULT_FIRST_STAGE_SHARE}, {@link #DEFAULT_TIGHTENING}).
  */
 @PublicEvolving
 public final class DedupConfig implements Serializable {
@@ -37,59 +34,44 @@ public final class DedupConfig implements Serializable {
     public static final double DEFAULT_FPP = FilterSizing.DEFAULT_FPP;
 
     /**
-     * Default share a of the rate budget spent on a cascade's first stage, the one that holds the
-     * expected items ({@link FilterSizing.Builder#firstStageShare}): at 1% that stage costs about
-     * 2% more bits than a fixed filter, where Almeida's split of bloomstream 0.4 and earlier (a = 1
-     * - r = 0.1) cost 1.5x (benchmarks/RESULTS.md, issue 21).
+     * Default share a of the rate budget spent on a cascade's first stage ({@link
+     * FilterSizing.Builder#firstStageShare}); its cost: docs/dedup.md#why-the-defaults.
      */
     public static final double DEFAULT_FIRST_STAGE_SHARE = 0.9;
 
     /**
      * Default rate ratio r of consecutive later cascade stages (stage i >= 1 at p (1 - a) (1 - r)
-     * r^(i-1)): with it a stream at 1.1 to 3 times its expected items costs what it cost under the
-     * split of 0.4 and earlier, and one at 7 to 127 times costs 10-30% more bits per item.
+     * r^(i-1)); bits per item past the expected items: docs/dedup.md#why-the-defaults.
      */
     public static final double DEFAULT_TIGHTENING = 0.7;
 
     /**
-     * Default {@link #bundleSize()}: bundles of up to 256 events (see {@link Builder#bundle};
-     * {@link Builder#noBundles} judges events one at a time). At 10^7 distinct string ids the
-     * operator's own cost above a keyed pass-through was 71 ns per event in bundles of 256 against
-     * 342 ns one at a time, since a bundle overlaps the memory misses of its events' pages
-     * (benchmarks/RESULTS.md, issue 21); 256 pages of 512 bits (16 KiB) stay within a core's L1 and
-     * L2 while the bundle is judged. Before bloomstream 0.5 the default was 0, one at a time.
+     * Default {@link #bundleSize()}: a bundle overlaps its events' memory misses, and 256 pages of
+     * 512 bits (16 KiB) stay in L1 and L2 while it is judged; cost: docs/dedup.md#why-the-defaults.
      */
     public static final int DEFAULT_BUNDLE_SIZE = 256;
 
-    /**
-     * Default {@link #bundleDelay()}: 10 ms, the longest an event waits in a bundle on a stream too
-     * slow to fill one (a fast stream fills 256 events in well under a millisecond).
-     */
+    /** Default {@link #bundleDelay()}: 10 ms, the longest an event waits on a slow stream. */
     public static final Duration DEFAULT_BUNDLE_DELAY = Duration.ofMillis(10);
 
     /** The largest {@link #bundleSize()}. */
     public static final int MAX_BUNDLE_SIZE = 1 << 16;
 
     /**
-     * The smallest budget of the write-back cache per parallel instance when it is sized
-     * automatically, and its budget when the state it will hold is not known in advance (per-key
-     * dedup, whose number of keys is the stream's): 64 MiB.
+     * The least budget of a parallel instance's write-back cache sized automatically, and that of
+     * per-key dedup, whose state (the stream's keys) is not known in advance: 64 MiB.
      */
     public static final long DEFAULT_CACHE_BYTES = 64L << 20;
 
-    /**
-     * {@link #cacheBytes()} when the builder set none: the operator sizes its cache when it opens
-     * ({@link #cacheBytesFor}).
-     */
+    /** {@link #cacheBytes()} unless set: sized as the operator opens ({@link #cacheBytesFor}). */
     public static final long AUTO_CACHE_BYTES = -1;
 
     /**
-     * The hash strategy of {@link BloomDedup}'s operators when the config sets none: {@link
-     * HashStrategy#XXH3_64}, one 64-bit hash per id that chooses the shard, the page and the bits,
-     * computed without allocating. State written with {@link HashStrategy#XXH3_128} (bloomstream
-     * 0.4 and before) restores only with {@code hashStrategy(HashStrategy.XXH3_128)}: the recorded
-     * strategy is checked on restore. (The SQL function BLOOM_DEDUP hashes new keys with it too,
-     * and each restored key with the strategy its state records.)
+     * The hash strategy of {@link BloomDedup}'s operators when none is set, {@link
+     * HashStrategy#XXH3_64}: one 64-bit hash per id that chooses the shard, the page and the bits,
+     * computed without allocating; restoring older state: {@link Builder#hashStrategy}. The SQL
+     * function BLOOM_DEDUP hashes new keys with it, and each restored key with the strategy its
+     * state records.
      */
     public static final HashStrategy DEFAULT_HASH_STRATEGY = HashStrategy.XXH3_64;
 
@@ -139,11 +121,7 @@ public final class DedupConfig implements Serializable {
         return retention;
     }
 
-    /**
-     * The budget of each parallel instance's write-back cache of filter state, in bytes (0: none),
-     * or {@link #AUTO_CACHE_BYTES} when it is sized as the operator opens. See {@link
-     * Builder#cacheBytes}.
-     */
+    /** The cache budget, 0 or {@link #AUTO_CACHE_BYTES}; see {@link Builder#cacheBytes}. */
     public long cacheBytes() {
         return cacheBytes;
     }
@@ -174,10 +152,7 @@ public final class DedupConfig implements Serializable {
         return bundleDelay;
     }
 
-    /**
-     * Expected distinct ids per key; under retention, the distinct ids per key within one retention
-     * period (each generation is sized for its share).
-     */
+    /** Expected distinct ids per key; see {@link Builder#expectedItems}. */
     public long expectedItems() {
         return sizing.expectedItems();
     }
@@ -197,17 +172,14 @@ public final class DedupConfig implements Serializable {
         return sizing.seed();
     }
 
-    /**
-     * The strategy set with {@link Builder#hashStrategy}, {@link #DEFAULT_HASH_STRATEGY} unless
-     * set.
-     */
+    /** How ids are hashed; see {@link Builder#hashStrategy}. */
     public HashStrategy hashStrategy() {
         return hashStrategy;
     }
 
     /**
-     * The hasher: {@link #hashStrategy()} with {@link #seed()}. Creating an XXH3 hasher derives its
-     * secret from the seed: call it once and keep the instance.
+     * The hasher of {@link #hashStrategy()} and {@link #seed()}; make it once and keep it: an XXH3
+     * hasher derives its secret from the seed.
      */
     public Hasher hasher() {
         return Hasher.forUnkeyed(hashStrategy, seed());
@@ -232,10 +204,7 @@ public final class DedupConfig implements Serializable {
         return retention == null ? TimeDomain.EVENT_TIME : retention.timeDomain();
     }
 
-    /**
-     * G, the number of filter generations under retention (1 without): an id is remembered for at
-     * least {@link #retention()} and at most retention * G / (G - 1).
-     */
+    /** G, the filter generations (1 without retention); see {@link Builder#generations}. */
     public int generations() {
         return retention == null ? 1 : retention.generations();
     }
@@ -250,12 +219,7 @@ public final class DedupConfig implements Serializable {
         return retention == null ? 0 : retention.generationMillis();
     }
 
-    /**
-     * How far behind the watermark an event-time event may be and still be deduplicated: an event
-     * with timestamp t is late when t + allowedLateness &lt;= the current watermark, and then goes
-     * to the late side output ({@link BloomDedup#lateTag}) instead of being judged. Zero by default
-     * (Flink's convention for windows); state is kept that much longer.
-     */
+    /** How late an event may be and still be judged; see {@link Builder#allowedLateness}. */
     public Duration allowedLateness() {
         if (retention == null) {
             return firstBy == FirstBy.EVENT_TIME ? latenessWithoutRetention : Duration.ZERO;
@@ -263,11 +227,7 @@ public final class DedupConfig implements Serializable {
         return retention.allowedLateness();
     }
 
-    /**
-     * Which occurrence of an id passes: the first to arrive, at once ({@link FirstBy#ARRIVAL}, the
-     * default), or the one with the earliest event time, when the watermark passes it ({@link
-     * FirstBy#EVENT_TIME}); see {@link Builder#firstBy}.
-     */
+    /** Which occurrence of an id passes; see {@link Builder#firstBy}. */
     public FirstBy firstBy() {
         return firstBy;
     }
@@ -282,19 +242,12 @@ public final class DedupConfig implements Serializable {
         return emitDuplicates;
     }
 
-    /**
-     * Whether a duplicate within the retention refreshes its id, which is then remembered for the
-     * retention after its last occurrence rather than its first (false by default).
-     */
+    /** Whether a duplicate refreshes its id; see {@link Builder#resetRetentionOnDuplicate}. */
     public boolean resetRetentionOnDuplicate() {
         return resetRetentionOnDuplicate;
     }
 
-    /**
-     * Exact mode: the filter stands in front of the ids themselves, kept in keyed state, and only
-     * its "maybe" reads them, so no first occurrence is ever dropped (false by default; see {@link
-     * Builder#exact}).
-     */
+    /** Exact mode: no first occurrence is ever dropped; see {@link Builder#exact}. */
     public boolean exact() {
         return exact;
     }
@@ -315,9 +268,8 @@ public final class DedupConfig implements Serializable {
     }
 
     /**
-     * The spec of cascade stage i of one generation of a key sized for {@code itemsPerKey} (in
-     * global mode: expectedItems / shards, rounded up): the shape the operator gives that stage, at
-     * the generation's rate budget fpp / G.
+     * The spec the operator gives cascade stage i of one generation of a key sized for {@code
+     * itemsPerKey} (global mode: expectedItems / shards, rounded up), at its rate budget fpp / G.
      */
     public FilterSpec stageSpec(long itemsPerKey, int stage) {
         return sizing.stageSpec(generationItems(itemsPerKey), fpp() / generations(), stage);
@@ -349,7 +301,10 @@ public final class DedupConfig implements Serializable {
             return this;
         }
 
-        /** Expected distinct ids per key (in global mode: in total). */
+        /**
+         * Expected distinct ids per key (in global mode: in total); under retention, within one
+         * retention period (each generation is sized for its share).
+         */
         public Builder expectedItems(long expectedItems) {
             draft.sizing.expectedItems(expectedItems);
             return this;
@@ -362,10 +317,8 @@ public final class DedupConfig implements Serializable {
         }
 
         /**
-         * Page size: a power of two from 64 to 65536 bits, {@link FilterSpec#CLASSIC} or {@link
-         * FilterSpec#AUTO_PAGE_BITS} (default: the automatic size of {@link
-         * FilterSizing#statePageBits}, but at least {@link FilterSizing#MIN_AUTO_STATE_PAGE_BITS},
-         * and classic for filters of fewer than four such pages).
+         * Page size ({@link FilterSizing.Builder#pageBits}; default: the automatic size, at least
+         * {@link FilterSizing#MIN_AUTO_STATE_PAGE_BITS}, classic below four such pages).
          */
         public Builder pageBits(int pageBits) {
             draft.sizing.pageBits(pageBits);
@@ -380,17 +333,14 @@ public final class DedupConfig implements Serializable {
 
         /**
          * The budget of each parallel instance's write-back cache of filter state, in bytes (0
-         * turns it off). Events on cached keys read and write plain arrays instead of calling the
-         * state backend; changes go to state before every checkpoint barrier, so checkpoints and
+         * turns it off). Changes go to state before every checkpoint barrier, so checkpoints and
          * savepoints are the same as without the cache. Past the budget the least recently used
          * keys are written back and dropped. Count the budget as extra JVM heap per parallel
          * instance on either backend.
          *
-         * <p>Default: sized when the operator opens ({@link DedupConfig#cacheBytesFor}). Global
-         * dedup knows its state: its shards' expected filters on the instance plus a quarter, at
-         * least {@value DedupConfig#DEFAULT_CACHE_BYTES} bytes and at most a quarter of the JVM's
-         * maximum heap (10^8 ids at 1% on one instance: about 171 MiB). Per-key dedup gets {@value
-         * DedupConfig#DEFAULT_CACHE_BYTES} bytes.
+         * <p>Default: sized when the operator opens ({@link DedupConfig#cacheBytesFor}) from the
+         * state of global dedup's shards on the instance (10^8 ids at 1% on one: about 171 MiB);
+         * per-key dedup gets {@value DedupConfig#DEFAULT_CACHE_BYTES} bytes.
          */
         public Builder cacheBytes(long cacheBytes) {
             draft.cacheBytes(cacheBytes);
@@ -400,14 +350,12 @@ public final class DedupConfig implements Serializable {
         /**
          * Judges events in bundles of up to {@code maxEvents}, each waiting at most {@code
          * maxDelay} of processing time (default: {@value DedupConfig#DEFAULT_BUNDLE_SIZE} events or
-         * 10 ms; {@link #noBundles()} turns them off). A bundle is judged in two passes: the first
-         * hashes every event and touches its page in the write-back cache, so that the memory
-         * misses of the whole bundle overlap; the second judges the events in arrival order,
-         * exactly as one at a time, and emits them in that order. A bundle is also judged before
-         * every watermark is forwarded, before every checkpoint barrier and at the end of input, so
-         * event-time results, checkpoints and exactly-once are unchanged; only latency grows, by at
-         * most {@code maxDelay}. Under processing-time retention an event's time is the clock when
-         * its bundle is judged.
+         * 10 ms; {@link #noBundles()} turns them off). A bundle's events are judged and emitted in
+         * arrival order, exactly as one at a time. A bundle is also judged before every watermark
+         * is forwarded, before every checkpoint barrier and at the end of input, so event-time
+         * results, checkpoints and exactly-once are unchanged; only latency grows, by at most
+         * {@code maxDelay}. Under processing-time retention an event's time is the clock when its
+         * bundle is judged.
          *
          * @param maxEvents 2 to {@value DedupConfig#MAX_BUNDLE_SIZE}
          * @param maxDelay positive
@@ -418,9 +366,8 @@ public final class DedupConfig implements Serializable {
         }
 
         /**
-         * Judges each event as it arrives, no bundles (the default before bloomstream 0.5): the
-         * lowest latency per event, at 2-5x the operator's own CPU per event when the filter state
-         * is past the CPU's caches.
+         * Judges each event as it arrives, no bundles: the lowest latency per event, at several
+         * times the operator's own CPU per event once the filter state is past the CPU's caches.
          */
         public Builder noBundles() {
             draft.noBundles();
@@ -434,9 +381,8 @@ public final class DedupConfig implements Serializable {
         }
 
         /**
-         * A scalable cascade per key (the default: s = 2, r = {@value #DEFAULT_TIGHTENING}), with
-         * growth s and tightening r of the stages after the first ({@link
-         * FilterSizing.Builder#scalable}).
+         * A scalable cascade per key ({@link FilterSizing.Builder#scalable}; the default: growth s
+         * = 2, tightening r = {@value #DEFAULT_TIGHTENING}).
          */
         public Builder scalable(int growthFactor, double tightening) {
             draft.sizing.scalable(growthFactor, tightening);
@@ -444,9 +390,8 @@ public final class DedupConfig implements Serializable {
         }
 
         /**
-         * The share of the rate budget spent on a cascade's first stage, the one that holds the
-         * expected items ({@link FilterSizing.Builder#firstStageShare}; default {@value
-         * #DEFAULT_FIRST_STAGE_SHARE}).
+         * The rate budget's share of the first stage, which holds the expected items ({@link
+         * FilterSizing.Builder#firstStageShare}; default {@value #DEFAULT_FIRST_STAGE_SHARE}).
          */
         public Builder firstStageShare(double firstStageShare) {
             draft.sizing.firstStageShare(firstStageShare);
@@ -463,10 +408,10 @@ public final class DedupConfig implements Serializable {
         }
 
         /**
-         * Filter generations under retention, 2 to 46 (default 2): more make the retention
-         * finer-grained (an id is remembered for less than R + R/(G-1)) and cost lookups in more
-         * generations. With allowed lateness A, (G - 1)(1 + A/R) + 2 must stay at most {@link
-         * Retention#MAX_ON_TIME_GENERATIONS}.
+         * Filter generations under retention, 2 to 46 (default 2): an id is remembered for at least
+         * the retention R and at most R G / (G - 1), so more make the retention finer-grained and
+         * cost lookups in more generations. With allowed lateness A, (G - 1)(1 + A/R) + 2 must stay
+         * at most {@link Retention#MAX_ON_TIME_GENERATIONS}.
          */
         public Builder generations(int generations) {
             draft.generations(generations);
@@ -474,10 +419,12 @@ public final class DedupConfig implements Serializable {
         }
 
         /**
-         * How late (behind the watermark) an event-time event may arrive and still be judged; later
-         * ones go to the late side output. Zero or more, in whole milliseconds (default 0). Applies
-         * under a retention on event time, and under {@link FirstBy#EVENT_TIME} without retention;
-         * otherwise it is unused.
+         * How far behind the watermark an event-time event may be and still be judged: an event
+         * with timestamp t is late when t + allowedLateness &lt;= the current watermark, and then
+         * goes to the late side output ({@link BloomDedup#lateTag}) unjudged. Zero or more, in
+         * whole milliseconds (default 0, Flink's convention for windows); state is kept that much
+         * longer. Applies under a retention on event time, and under {@link FirstBy#EVENT_TIME}
+         * without retention; otherwise it is unused.
          */
         public Builder allowedLateness(Duration allowedLateness) {
             draft.allowedLateness(allowedLateness);
@@ -509,15 +456,15 @@ public final class DedupConfig implements Serializable {
 
         /**
          * Exact mode: every id added to the filter is also kept, itself, in keyed state beside the
-         * generation whose filter holds it. A filter's "no" is certain, so a new id costs no state
-         * read; only a "maybe" (a duplicate, or a false positive at the configured fpp) reads the
-         * kept ids, and only an id found there is dropped. The promise becomes exact dedup: a first
-         * occurrence always passes, a duplicate within the retention (or, without one, ever) never
-         * does. State then grows with the distinct ids (see docs/dedup.md for bytes per id); with a
-         * retention, a generation's ids are dropped with it. A restore may switch it on (ids added
-         * before then have no exact entry, so a duplicate of one may pass once more) or off (the
-         * entries stay until their generation expires, read again if it is switched back on); both
-         * are logged. Default false.
+         * generation whose filter holds it. Only the filter's "maybe" (a duplicate, or a false
+         * positive at the configured fpp) reads the kept ids, and only an id found there is
+         * dropped. The promise becomes exact dedup: a first occurrence always passes, a duplicate
+         * within the retention (or, without one, ever) never does. State then grows with the
+         * distinct ids (see docs/dedup.md for bytes per id); with a retention, a generation's ids
+         * are dropped with it. A restore may switch it on (ids added before then have no exact
+         * entry, so a duplicate of one may pass once more) or off (the entries stay until their
+         * generation expires, read again if it is switched back on); both are logged. Default
+         * false.
          */
         public Builder exact(boolean exact) {
             draft.exact = exact;
@@ -526,26 +473,10 @@ public final class DedupConfig implements Serializable {
 
         /**
          * Which occurrence of an id passes (default {@link FirstBy#ARRIVAL}: the first to arrive,
-         * at once).
-         *
-         * <p>{@link FirstBy#EVENT_TIME}: per key (per shard in global mode) and id, the occurrence
-         * with the smallest event time passes, on equal times the first to arrive, as Flink's
-         * keep-first deduplication ({@code ROW_NUMBER() OVER (PARTITION BY id ORDER BY rowtime) =
-         * 1}) does. An event that is not late (timestamp + {@link #allowedLateness} after the
-         * watermark) waits in keyed state until the watermark reaches its timestamp; then the
-         * events of that timestamp are judged in arrival order by the same filter (or, in exact
-         * mode, the same exact entries), under the retention if there is one, and the first
-         * occurrences leave with their timestamps. A late event goes to the late output, unjudged,
-         * and does not mark its id as seen. Latency: until the watermark passes the event; state:
-         * the events in flight, plus the filter. Bundles ({@link #bundle}) do not apply: events are
-         * judged at the watermark's timers instead. With allowed lateness A &gt; 0, an event judged
-         * late (after the watermark passed its time, within A) is a duplicate of an occurrence
-         * judged before it, even of a later one.
-         *
-         * <p>Needs event time: a retention on {@link TimeDomain#EVENT_TIME} or none (ids are then
-         * remembered for ever), and records with timestamps and watermarks (an event without a
-         * timestamp goes to the rejected output). Checked by {@link #build}. A restore may switch
-         * it either way: events that were waiting are still judged at their timers.
+         * at once); {@link FirstBy#EVENT_TIME}: the one with the smallest event time, when the
+         * watermark reaches it, as that constant states. Needs a retention on {@link
+         * TimeDomain#EVENT_TIME} or none, checked by {@link #build}. A restore may switch it either
+         * way: events that were waiting are still judged at their timers.
          */
         public Builder firstBy(FirstBy firstBy) {
             draft.firstBy(firstBy);
