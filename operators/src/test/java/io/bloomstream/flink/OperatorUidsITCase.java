@@ -115,7 +115,13 @@ class OperatorUidsITCase {
                                                         KeyedEvents.idSelector(),
                                                         dedup)
                                                 .sinkTo(new DiscardingSink<>())))
-                .isEqualTo(Map.of("bloom-dedup", "bloom-dedup"));
+                .as("global mode's stateless hashing step (0.5) has a uid of its own")
+                .isEqualTo(
+                        Map.of(
+                                "bloom-dedup",
+                                "bloom-dedup",
+                                "bloom-dedup-hash",
+                                "bloom-dedup-hash"));
         ScreenConfig<String> screen = screenConfig().build();
         assertThat(
                         uids(
@@ -261,6 +267,12 @@ class OperatorUidsITCase {
                                                     KeyedEvents.idSelector(),
                                                     DedupConfig.builder().build())
                                             .sinkTo(new DiscardingSink<>());
+                                    BloomDedup.withUidPrefix("ids")
+                                            .global(
+                                                    e,
+                                                    KeyedEvents.idSelector(),
+                                                    DedupConfig.builder().build())
+                                            .sinkTo(new DiscardingSink<>());
                                 }))
                 .isEqualTo(
                         Map.of(
@@ -271,7 +283,9 @@ class OperatorUidsITCase {
                                 "users", "users",
                                 "users-sum", "users-sum",
                                 "overlap", "overlap",
-                                "firsts", "firsts"));
+                                "firsts", "firsts",
+                                "ids", "ids",
+                                "ids-hash", "ids-hash"));
     }
 
     @Test

@@ -1,15 +1,18 @@
 package io.bloomstream.flink.dedup;
 
 import io.bloomstream.flink.IdSelector;
+import io.bloomstream.flink.internal.HashedEvent;
 import io.bloomstream.flink.internal.OperatorUids;
 import io.bloomstream.flink.internal.Shards;
 import java.util.Objects;
 import org.apache.flink.annotation.PublicEvolving;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.datastream.KeyedStream;
 import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+import org.apache.flink.streaming.api.operators.OneInputStreamOperator;
 import org.apache.flink.util.OutputTag;
 
 /**
@@ -78,6 +81,12 @@ public final class BloomDedup {
     private static final String REJECTED_ID = "bloom-dedup-rejected";
     private static final String LATE_ID = "bloom-dedup-late";
 
+    /**
+     * The uid and name suffix of global mode's stateless operator that hashes each id before the
+     * shard {@code keyBy} (chained to the stream's operator).
+     */
+    static final String HASH_SUFFIX = "-hash";
+
     private BloomDedup() {}
 
     /** The side output of duplicates (when {@link DedupConfig#emitDuplicates()} is set). */
@@ -100,8 +109,9 @@ public final class BloomDedup {
 
     /**
      * The dedup operators of this class with uid and name {@code uidPrefix} instead of {@value
-     * #DEFAULT_UID} (the library adds no other operator for a dedup, so the prefix is the whole
-     * uid). Give each dedup of a job its own prefix, and keep it when restoring from a savepoint.
+     * #DEFAULT_UID} (the dedup operator's uid; global mode also adds a stateless step, uid {@code
+     * uidPrefix + "-hash"}, that hashes each id before the shard {@code keyBy}). Give each dedup of
+     * a job its own prefix, and keep it when restoring from a savepoint.
      *
      * @throws IllegalArgumentException if {@code uidPrefix} is blank
      */
@@ -124,6 +134,13 @@ public final class BloomDedup {
      * four standard deviations of their spread ({@link #itemsPerShard}), so the filter spreads over
      * all parallel instances and rescales with Flink's key groups. The shard count is recorded in
      * savepoints: a restore with another fails. Uid and name {@value #DEFAULT_UID}.
+     *
+     * <p>Each id is hashed once, by a stateless step chained to {@code stream}'s operator (uid and
+     * name {@value #DEFAULT_UID}{@code -hash}, at {@code stream}'s parallelism): the event crosses
+     * the shard {@code keyBy} with its id's 64-bit hash (8 bytes and a flag more on the wire), and
+     * the dedup operator judges by that hash. The step keeps no state, so savepoints of jobs
+     * without it (bloomstream 0.4 and before) restore unchanged. (Under {@code
+     * hashStrategy(XXH3_128)}, for state of 0.4 and before, there is no such step.)
      */
     public static <T> SingleOutputStreamOperator<T> global(
             DataStream<T> stream, IdSelector<T> id, DedupConfig config) {
@@ -167,24 +184,39 @@ public final class BloomDedup {
         }
 
         /** See {@link BloomDedup#global}. */
+        @SuppressWarnings({"unchecked", "rawtypes"})
         public <T> SingleOutputStreamOperator<T> global(
                 DataStream<T> stream, IdSelector<T> id, DedupConfig config) {
             Objects.requireNonNull(stream, "stream");
             long perShard = itemsPerShard(config.expectedItems(), config.shards());
-            KeyedStream<T, Integer> keyed =
-                    stream.keyBy(
-                            new Shards.Selector<>(id, config.shards(), config.hasher()), Types.INT);
+            DedupOperator<Integer, T> operator =
+                    new DedupOperator<>(
+                            function(stream.getType(), id, config, perShard, config.shards()),
+                            config);
+            Shards.Selector<T> shards = new Shards.Selector<>(id, config.shards(), config.hasher());
+            if (!shards.by64()) { // state of 0.4 and before: routed by the id's shardHash
+                return stream.keyBy(shards, Types.INT)
+                        .transform(uidPrefix, stream.getType(), operator)
+                        .uid(uidPrefix);
+            }
+            // The id is hashed once, here, chained to the stream's operator, and the hash travels
+            // with the event to the dedup operator, which judges by it; the selector routes by it.
+            SingleOutputStreamOperator<HashedEvent<T>> hashed =
+                    stream.map(new HashedEvent.Hash<>(id, config.hasher(), stream.getType()))
+                            .name(uidPrefix + HASH_SUFFIX)
+                            .uid(uidPrefix + HASH_SUFFIX)
+                            .setParallelism(stream.getParallelism());
+            if (stream.getTransformation().getMaxParallelism() > 0) {
+                hashed.setMaxParallelism(stream.getTransformation().getMaxParallelism());
+            }
+            KeyedStream<HashedEvent<T>, Integer> keyed =
+                    hashed.keyBy(
+                            (KeySelector<HashedEvent<T>, Integer>) (KeySelector) shards, Types.INT);
             return keyed.transform(
                             uidPrefix,
                             stream.getType(),
-                            new DedupOperator<>(
-                                    function(
-                                            stream.getType(),
-                                            id,
-                                            config,
-                                            perShard,
-                                            config.shards()),
-                                    config))
+                            (OneInputStreamOperator<HashedEvent<T>, T>)
+                                    (OneInputStreamOperator) operator)
                     .uid(uidPrefix);
         }
 

@@ -284,6 +284,20 @@ public class DedupFunction<K, T> extends KeyedProcessFunction<K, T, T>
     }
 
     /**
+     * Takes an event whose id's hash under the config's 64-bit hasher was made before the shard
+     * {@code keyBy} ({@code HashedEvent}), as {@link #hash} would have made it, into {@code into}.
+     */
+    void carried(T event, long h, boolean valid, EventHash into) {
+        into.valid = valid;
+        into.h[0] = h;
+        into.h[1] = h;
+        if (config.exact()) {
+            into.exact = valid ? idSelector.exactKey(event) : null;
+            into.valid = into.exact != null;
+        }
+    }
+
+    /**
      * The cached page an id would be judged in, or null; see {@link KeyedStateStore#pageToTouch}.
      */
     long[] pageToTouch(Object key, long h1) {

@@ -1,5 +1,7 @@
 package io.bloomstream.flink.dedup;
 
+import io.bloomstream.flink.internal.HashedEvent;
+import io.bloomstream.flink.internal.HashedEventTypeInfo;
 import io.bloomstream.flink.internal.RestoredKeys;
 import io.bloomstream.flink.internal.Shards;
 import io.bloomstream.flink.state.KeyCache;
@@ -9,6 +11,8 @@ import java.util.Optional;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.typeutils.TypeSerializer;
 import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
+import org.apache.flink.runtime.state.AbstractKeyedStateBackend;
+import org.apache.flink.runtime.state.KeyGroupRangeAssignment;
 import org.apache.flink.runtime.state.StateSnapshotContext;
 import org.apache.flink.streaming.api.operators.KeyedProcessOperator;
 import org.apache.flink.streaming.api.watermark.Watermark;
@@ -23,12 +27,15 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * (checkpoints, savepoints, the final checkpoint at end of input), before the state backends copy
  * their state, so snapshots hold exactly what a write-through operator would have written.
  *
- * <p>Bundles: events are buffered and judged together, first hashing all of them and touching their
- * pages (the memory misses overlap), then judging them one by one in arrival order through the same
- * function. A bundle is judged when full, when its oldest event has waited the bundle delay, before
- * a watermark is processed (so lateness and event-time timers see the same watermark as without
- * bundles), before the checkpoint barrier is forwarded (so no event is in flight in a snapshot) and
- * at the end of input.
+ * <p>Bundles: events are buffered (each hashed on arrival) and judged together, first touching all
+ * their pages (the memory misses overlap), then judging them one by one through the same function:
+ * in global mode grouped by shard, each shard made the current key once per bundle, in arrival
+ * order within a shard (so within an id: which occurrence of an id passes is the same as without
+ * bundles; only the order of the outputs of different shards within one bundle differs from the
+ * input's), per key in arrival order. A bundle is judged when full, when its oldest event has
+ * waited the bundle delay, before a watermark is processed (so lateness and event-time timers see
+ * the same watermark as without bundles), before the checkpoint barrier is forwarded (so no event
+ * is in flight in a snapshot) and at the end of input.
  *
  * <p>Under {@link FirstBy#EVENT_TIME} there are no bundles: an arriving event is only checked and
  * stored, and the events are judged, one at a time, by the function's event-time timers (each
@@ -56,6 +63,12 @@ public final class DedupOperator<K, T> extends KeyedProcessOperator<K, T, T> {
     private transient String[] exacts;
     private transient long[][] pages;
     private transient Object[] keyOf;
+
+    /** Global mode: each bundled event's shard, and the judging order (by shard, stable). */
+    private transient int[] shardOf;
+
+    private transient int[] order;
+    private transient int[] shardCounts;
     private transient TypeSerializer<T> copier;
     private transient TypeSerializer<Object> keyCopier;
     private transient boolean delayTimerSet;
@@ -70,7 +83,18 @@ public final class DedupOperator<K, T> extends KeyedProcessOperator<K, T, T> {
      * not yet made the current key (the bundle sets it when it judges the record; setting it twice
      * cost a key-group hash each time).
      */
-    private transient Integer arrivingShard;
+    private transient int arrivingShard;
+
+    /** Shard counts up to this are sorted by counting; larger ones by a sort of packed longs. */
+    private static final int MAX_COUNTED_SHARDS = 1 << 16;
+
+    /**
+     * Global mode on a backend of Flink's kind: the backend, and each shard's key group, so that
+     * making a shard the current key hashes nothing; else null.
+     */
+    private transient AbstractKeyedStateBackend<Object> shardBackend;
+
+    private transient int[] shardGroups;
 
     /** Whether {@link #isUsingCustomRawKeyedState} has checked the restore's key serializer. */
     private transient boolean keysChecked;
@@ -89,10 +113,22 @@ public final class DedupOperator<K, T> extends KeyedProcessOperator<K, T, T> {
         function.useKeyContext(this);
         function.useKeyedStateBackend(getKeyedStateBackend());
         hash = function.eventHash();
+        arrivingShard = -1;
         if (getStateKeySelector1() instanceof Shards.Selector<?> selector && selector.by64()) {
-            shardKeys = new Integer[selector.shards()];
-            for (int i = 0; i < shardKeys.length; i++) {
+            int shards = selector.shards();
+            shardKeys = new Integer[shards];
+            for (int i = 0; i < shards; i++) {
                 shardKeys[i] = i;
+            }
+            if (getKeyedStateBackend() instanceof AbstractKeyedStateBackend<?> backend) {
+                // each shard's key group, computed once: Flink's would hash the key every time
+                shardBackend = (AbstractKeyedStateBackend<Object>) backend;
+                shardGroups = new int[shards];
+                for (int i = 0; i < shards; i++) {
+                    shardGroups[i] =
+                            KeyGroupRangeAssignment.assignToKeyGroup(
+                                    shardKeys[i], backend.getNumberOfKeyGroups());
+                }
             }
         }
         super.open();
@@ -104,9 +140,22 @@ public final class DedupOperator<K, T> extends KeyedProcessOperator<K, T, T> {
             exacts = new String[bundleSize];
             pages = new long[bundleSize][];
             keyOf = new Object[bundleSize];
+            order = new int[bundleSize];
+            if (shardKeys != null) {
+                shardOf = new int[bundleSize];
+                if (shardKeys.length <= MAX_COUNTED_SHARDS) {
+                    shardCounts = new int[shardKeys.length + 1];
+                }
+            }
             if (getExecutionConfig().isObjectReuseEnabled()) {
                 // the input may reuse the record's object once processElement returns
-                copier = getOperatorConfig().getTypeSerializerIn(0, getUserCodeClassloader());
+                TypeSerializer<?> in =
+                        getOperatorConfig().getTypeSerializerIn(0, getUserCodeClassloader());
+                copier =
+                        (TypeSerializer<T>)
+                                (in instanceof HashedEventTypeInfo.Serializer<?> hashed
+                                        ? hashed.events()
+                                        : in);
                 keyCopier = (TypeSerializer<Object>) getKeyedStateBackend().getKeySerializer();
             }
         }
@@ -142,21 +191,27 @@ public final class DedupOperator<K, T> extends KeyedProcessOperator<K, T, T> {
     }
 
     /**
-     * Hashes the record's id, once: the function judges by this hash, and global mode's shard (the
-     * current key) is derived from it, as its {@link Shards.Selector} routed the record.
+     * Takes the record's hash, once: in global mode the one carried with it ({@link HashedEvent},
+     * made before the shard {@code keyBy}; the record then holds the event alone), else the id
+     * hashed here. The function judges by this hash, and global mode's shard (the current key) is
+     * derived from it, as its key selector routed the record.
      */
     @Override
     @SuppressWarnings("unchecked")
     public void setKeyContextElement1(StreamRecord record) throws Exception {
-        function.hash((T) record.getValue(), hash);
+        if (record.getValue() instanceof HashedEvent<?> carried) {
+            record.replace(carried.value);
+            function.carried((T) carried.value, carried.hash, carried.valid, hash);
+        } else {
+            function.hash((T) record.getValue(), hash);
+        }
         hash.of = record;
         if (shardKeys != null) {
-            Integer shard =
-                    shardKeys[hash.valid ? Shards.shardOf64(hash.h[0], shardKeys.length) : 0];
+            int shard = hash.valid ? Shards.shardOf64(hash.h[0], shardKeys.length) : 0;
             if (bundle != null) {
                 arrivingShard = shard;
             } else {
-                setCurrentKey(shard);
+                setShard(shard);
             }
         } else {
             super.setKeyContextElement1(record);
@@ -165,11 +220,11 @@ public final class DedupOperator<K, T> extends KeyedProcessOperator<K, T, T> {
 
     @Override
     public void processElement(StreamRecord<T> element) throws Exception {
-        Integer shard = arrivingShard;
-        arrivingShard = null;
+        int shard = arrivingShard;
+        arrivingShard = -1;
         if (hash.of != element) { // not keyed through setKeyContextElement1 (not by Flink's tasks)
             function.hash(element.getValue(), hash);
-            shard = null; // the caller set the current key
+            shard = -1; // the caller set the current key
         }
         hash.of = null;
         if (bundle == null) {
@@ -178,8 +233,11 @@ public final class DedupOperator<K, T> extends KeyedProcessOperator<K, T, T> {
         }
         int i = bundle.size();
         bundle.add(copier == null ? element : element.copy(copier.copy(element.getValue())));
-        Object key = shard != null ? shard : getCurrentKey();
-        if (copier != null && shard == null) {
+        Object key = shard >= 0 ? shardKeys[shard] : getCurrentKey();
+        if (shardOf != null) {
+            shardOf[i] = shard >= 0 ? shard : (Integer) key;
+        }
+        if (copier != null && shard < 0) {
             // the key may point into the input's reused object (a POJO or tuple field): keep a copy
             key = keyCopier.copy(key);
         }
@@ -188,7 +246,6 @@ public final class DedupOperator<K, T> extends KeyedProcessOperator<K, T, T> {
         h1s[i] = hash.h[0];
         h2s[i] = hash.h[1];
         keyOf[i] = key;
-        pages[i] = hash.valid ? function.pageToTouch(key, hash.h[0]) : null;
         if (bundle.size() >= bundleSize) {
             judgeBundle();
         } else if (!delayTimerSet) {
@@ -203,14 +260,21 @@ public final class DedupOperator<K, T> extends KeyedProcessOperator<K, T, T> {
         judgeBundle();
     }
 
-    /** Judges the buffered events: touch every page, then judge in arrival order. */
+    /**
+     * Judges the buffered events: find and touch every event's page, then judge them, in global
+     * mode grouped by shard (in arrival order within a shard, so within an id) with the shard made
+     * the current key once per group, else in arrival order.
+     */
     private void judgeBundle() throws Exception {
         if (bundle == null || bundle.isEmpty()) {
             return;
         }
         int n = bundle.size();
-        // A tight loop of independent loads, one per 64-byte line of each page: the CPU keeps many
-        // of their misses in flight at once, so the judging pass below finds the lines in cache.
+        // Tight loops of independent loads: the CPU keeps many of their misses in flight at once,
+        // so the judging pass below finds the pages (one load per 64-byte line) in cache.
+        for (int i = 0; i < n; i++) {
+            pages[i] = valid[i] ? function.pageToTouch(keyOf[i], h1s[i]) : null;
+        }
         long sum = 0;
         for (int i = 0; i < n; i++) {
             long[] words = pages[i];
@@ -222,11 +286,22 @@ public final class DedupOperator<K, T> extends KeyedProcessOperator<K, T, T> {
             }
         }
         touched += sum; // keeps the loads
+        sortByShard(n);
         Object current = getCurrentKey();
+        Object keyed = null;
         try {
-            for (int i = 0; i < n; i++) {
+            for (int j = 0; j < n; j++) {
+                int i = order[j];
                 StreamRecord<T> record = bundle.get(i);
-                setCurrentKey(keyOf[i]); // as setKeyContextElement1 did when it arrived
+                Object key = keyOf[i];
+                if (key != keyed) { // as setKeyContextElement1 did when it arrived
+                    if (shardOf != null) {
+                        setShard(shardOf[i]);
+                    } else {
+                        setCurrentKey(key);
+                    }
+                    keyed = key;
+                }
                 keyOf[i] = null;
                 hash.valid = valid[i];
                 hash.exact = exacts[i];
@@ -237,8 +312,53 @@ public final class DedupOperator<K, T> extends KeyedProcessOperator<K, T, T> {
             }
         } finally {
             bundle.clear();
-            if (current != null) {
+            if (current != null && current != keyed) {
                 setCurrentKey(current);
+            }
+        }
+    }
+
+    /** Makes global mode's shard the current key, with its key group computed at open. */
+    private void setShard(int shard) {
+        if (shardBackend != null) {
+            shardBackend.setCurrentKeyAndKeyGroup(shardKeys[shard], shardGroups[shard]);
+        } else {
+            setCurrentKey(shardKeys[shard]);
+        }
+    }
+
+    /**
+     * Fills {@link #order} with the bundle's indices: in global mode sorted by shard, stably (a
+     * counting sort, or for more than {@value #MAX_COUNTED_SHARDS} shards a sort of shard and index
+     * packed in a long), else 0 .. n - 1.
+     */
+    private static final boolean NOSORT = Boolean.getBoolean("nosort");
+
+    private void sortByShard(int n) {
+        if (shardOf == null || NOSORT) {
+            for (int i = 0; i < n; i++) {
+                order[i] = i;
+            }
+        } else if (shardCounts != null) {
+            int[] counts = shardCounts;
+            java.util.Arrays.fill(counts, 0);
+            for (int i = 0; i < n; i++) {
+                counts[shardOf[i] + 1]++;
+            }
+            for (int s = 1; s < counts.length; s++) {
+                counts[s] += counts[s - 1];
+            }
+            for (int i = 0; i < n; i++) {
+                order[counts[shardOf[i]]++] = i;
+            }
+        } else {
+            long[] packed = new long[n];
+            for (int i = 0; i < n; i++) {
+                packed[i] = ((long) shardOf[i] << 32) | i;
+            }
+            java.util.Arrays.sort(packed);
+            for (int i = 0; i < n; i++) {
+                order[i] = (int) packed[i];
             }
         }
     }

@@ -77,13 +77,13 @@ public final class Shards {
 
     /**
      * The shard of an event. Under a 64-bit hasher ({@link Hasher#is64Bit()}): {@link #shardOf64}
-     * of the id's 64-bit hash, the same hash the dedup function judges the id by (the dedup
-     * operator derives the shard from the hash it computes itself, so the id is hashed once per
-     * operator). Shard keys are interned {@code Integer}s (no allocation per event). Under a
-     * 128-bit hasher (state written by bloomstream 0.4 and before): SplitMix64 of {@link
-     * IdSelector#shardHash} (the id's own cheap hash), reduced to [0, shards). It does not hash the
-     * id with XXH3, which the dedup function does once; the page inside the shard comes from that
-     * XXH3 hash, so the two are independent.
+     * of the id's 64-bit hash, the same hash the dedup function judges the id by (global dedup
+     * hashes each id once, before its {@code keyBy}, and routes a {@link HashedEvent} by the hash
+     * it carries; the dedup operator judges by that hash). Shard keys are interned {@code Integer}s
+     * (no allocation per event). Under a 128-bit hasher (state written by bloomstream 0.4 and
+     * before): SplitMix64 of {@link IdSelector#shardHash} (the id's own cheap hash), reduced to [0,
+     * shards). It does not hash the id with XXH3, which the dedup function does once; the page
+     * inside the shard comes from that XXH3 hash, so the two are independent.
      */
     public static final class Selector<T> implements KeySelector<T, Integer> {
         private static final long serialVersionUID = 2L;
@@ -115,11 +115,25 @@ public final class Shards {
             this.seed = hasher == null ? 0 : hasher.seed();
         }
 
+        /**
+         * The event's shard; an event that comes with its id's hash ({@link HashedEvent}, made by
+         * global mode's step before its {@code keyBy} under the same hasher) by that hash.
+         */
         @Override
         public Integer getKey(T event) {
+            if (event instanceof HashedEvent<?> carried) {
+                ensureKeys();
+                return keys[carried.valid ? shardOf64(carried.hash, shards) : 0];
+            }
             if (!by64) {
                 return shardOf(FilterSpec.mix(id.shardHash(event)), shards);
             }
+            ensureKeys();
+            boolean valid = id.hash64(event, hasher, scratch);
+            return keys[valid ? shardOf64(scratch[0], shards) : 0];
+        }
+
+        private void ensureKeys() {
             if (keys == null) {
                 hasher = Hasher.xxh3_64(seed);
                 keys = new Integer[shards];
@@ -128,8 +142,6 @@ public final class Shards {
                 }
                 scratch = new long[1];
             }
-            boolean valid = id.hash64(event, hasher, scratch);
-            return keys[valid ? shardOf64(scratch[0], shards) : 0];
         }
 
         /** Whether ids are routed by their 64-bit hash ({@link #shardOf64}). */

@@ -166,8 +166,8 @@ public final class FilterJudge {
      */
     private FilterMeta read(FilterStore store, boolean[] dirty) throws Exception {
         FilterMeta meta = store.readMeta();
-        if (meta == null) {
-            return null;
+        if (meta == null || meta.countedBy == run) {
+            return meta; // adopted and counted when this run first read it (or made by it)
         }
         if (StateUpgrade.adopt(
                 meta,

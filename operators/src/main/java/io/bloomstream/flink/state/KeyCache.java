@@ -1,5 +1,6 @@
 package io.bloomstream.flink.state;
 
+import io.bloomstream.filter.FilterSpec;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -66,6 +67,16 @@ public final class KeyCache {
         private boolean referenced;
 
         private long bytes = ENTRY_BYTES;
+
+        /**
+         * The pages of the stage a new id of this key goes to (its newest slot's newest stage),
+         * with that stage's spec; null until asked for ({@link KeyedStateStore#pageToTouch}) and
+         * after every change of the key's shape (a stage, a generation or a page added, state
+         * dropped): what a bundle's prefetch reads instead of walking the metadata.
+         */
+        StagePages newest;
+
+        FilterSpec newestSpec;
 
         Entry(Object key, FilterMeta meta, boolean fresh) {
             this.key = key;
@@ -182,10 +193,51 @@ public final class KeyCache {
         }
     }
 
-    /** Notes that the entry's metadata changed. */
-    public void metaChanged(Entry e) {
+    /**
+     * Notes that the entry's metadata changed: only item counts ({@code countsOnly}), or also its
+     * shape (which forgets the entry's {@link Entry#newest} stage).
+     */
+    public void metaChanged(Entry e, boolean countsOnly) {
         e.metaDirty = true;
+        if (!countsOnly) {
+            e.newest = null;
+        }
         markDirty(e);
+    }
+
+    /**
+     * The page {@code page} of the stage {@link #newestPages} found, or null when the cache does
+     * not hold it as an array (absent or not read yet): for the prefetch only.
+     */
+    static long[] touchable(StagePages sp, int page) {
+        long[] words = sp.pages[page];
+        return words == ABSENT ? null : words;
+    }
+
+    /**
+     * The pages and spec of the entry's newest stage (the newest slot's newest stage, where a new
+     * id goes), remembered in the entry until its shape changes; null when the key has no stage or
+     * the stage has more than {@link #MAX_STAGE_PAGES} pages.
+     */
+    StagePages newestPages(Entry e, FilterJudge judge) {
+        StagePages sp = e.newest;
+        if (sp != null || e.meta == null) {
+            return sp;
+        }
+        FilterMeta meta = e.meta;
+        int slot = FilterJudge.newestSlot(meta);
+        if (slot < 0) {
+            return null;
+        }
+        List<FilterMeta.Stage> stages = meta.slots.get(slot);
+        int i = stages.size() - 1;
+        FilterSpec spec = stages.get(i).spec(judge.hasherOf(meta));
+        if (spec.pages() > MAX_STAGE_PAGES) {
+            return null;
+        }
+        e.newest = stagePages(e, slot, i, (int) spec.pages());
+        e.newestSpec = spec;
+        return e.newest;
     }
 
     /**
@@ -235,6 +287,10 @@ public final class KeyCache {
     }
 
     private StagePages stagePages(Entry e, int slot, int stage, int pages) {
+        StagePages newest = e.newest;
+        if (newest != null && newest.slot == slot && newest.stage == stage) {
+            return newest;
+        }
         List<StagePages> stages = e.stages;
         for (int i = 0, n = stages.size(); i < n; i++) {
             StagePages sp = stages.get(i);

@@ -4,7 +4,6 @@ import io.bloomstream.filter.FilterSpec;
 import io.bloomstream.filter.Pages;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.state.MapState;
@@ -167,7 +166,7 @@ public final class KeyedStateStore implements FilterStore {
         lastRead = meta;
         if (entry != null) {
             entry.meta = meta;
-            cache.metaChanged(entry);
+            cache.metaChanged(entry, countsOnly);
             return;
         }
         if (metaCacheKeys > 0) {
@@ -267,29 +266,19 @@ public final class KeyedStateStore implements FilterStore {
 
     /**
      * The cached page that the newest stage of {@code key}'s most recent generation would probe for
-     * an id with hash {@code h1}, or null when the key or page is not cached: the first pass of a
-     * bundle collects these, then reads them in a tight loop so that their misses overlap.
+     * an id with hash {@code h1}, or null when the key or page is not cached: a bundle collects
+     * these, then reads them in a tight loop so that their misses overlap. The stage is remembered
+     * in the key's cache entry ({@link KeyCache#newestPages}), so this reads no metadata.
      */
     public long[] pageToTouch(Object key, long h1, FilterJudge judge) {
         if (cache == null) {
             return null;
         }
         KeyCache.Entry e = cache.get(key);
-        if (e == null || e.meta == null) {
+        if (e == null) {
             return null;
         }
-        FilterMeta meta = e.meta;
-        int newest = FilterJudge.newestSlot(meta);
-        if (newest < 0) {
-            return null;
-        }
-        List<FilterMeta.Stage> stages = meta.slots.get(newest);
-        int i = stages.size() - 1;
-        FilterSpec spec = stages.get(i).spec(judge.hasherOf(meta));
-        if (spec.pages() > KeyCache.MAX_STAGE_PAGES) {
-            return null;
-        }
-        long[] words = cache.page(e, newest, i, (int) spec.pages(), (int) spec.page(h1));
-        return words == null || words == KeyCache.ABSENT ? null : words;
+        KeyCache.StagePages sp = cache.newestPages(e, judge);
+        return sp == null ? null : KeyCache.touchable(sp, (int) e.newestSpec.page(h1));
     }
 }

@@ -69,8 +69,8 @@ class ExactDedupTest {
         for (DedupConfig config :
                 List.of(bad().exact(true).build(), bad().exact(true).noBundles().build())) {
             assertThat(globalPassed(config, backend, events))
-                    .as(config.toString())
-                    .isEqualTo(events.subList(0, 2000));
+                    .as(config.toString()) // bundles judge grouped by shard: any order
+                    .containsExactlyInAnyOrderElementsOf(events.subList(0, 2000));
         }
     }
 
@@ -101,7 +101,8 @@ class ExactDedupTest {
             assertThat(exactKeys(h, false))
                     .as("written when the buffer filled, before any snapshot")
                     .hasSize(ExactEntries.PENDING_LIMIT);
-            assertThat(h.extractOutputValues()).isEqualTo(events.subList(0, n));
+            assertThat(h.extractOutputValues())
+                    .containsExactlyInAnyOrderElementsOf(events.subList(0, n));
             assertThat(exactEntries(h)).isEqualTo(n);
         }
     }

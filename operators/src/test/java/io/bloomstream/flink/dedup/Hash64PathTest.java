@@ -234,6 +234,57 @@ class Hash64PathTest {
         judge(op.operator);
     }
 
+    /**
+     * A bundle judges its events grouped by shard, in arrival order within a shard: the output of
+     * each bundle is the model's, the bundle stably sorted by shard and its first occurrences kept,
+     * so which occurrence of an id passes (the first to arrive) is as without bundles.
+     */
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void aBundleJudgesByShardInArrivalOrderWithinEachShard(Backend backend) throws Exception {
+        IdSelector<String> ids = IdSelector.ofString(s -> s.substring(0, s.indexOf('|')));
+        DedupConfig config = DedupConfig.builder().expectedItems(10_000).fpp(0.001).build();
+        List<String> events = new ArrayList<>();
+        for (int i = 0; i < 300; i++) {
+            events.add("id-" + (i % 100) + "|" + i);
+        }
+        java.util.Collections.shuffle(events, new java.util.Random(42));
+        Shards.Selector<String> router =
+                new Shards.Selector<>(ids, config.shards(), config.hasher());
+        List<String> expected = new ArrayList<>();
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        for (List<String> bundle : List.of(events.subList(0, 256), events.subList(256, 300))) {
+            List<String> sorted = new ArrayList<>(bundle);
+            sorted.sort(java.util.Comparator.comparing(router::getKey)); // stable
+            for (String e : sorted) {
+                if (seen.add(e.substring(0, e.indexOf('|')))) {
+                    expected.add(e);
+                }
+            }
+        }
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        @SuppressWarnings("unchecked")
+        var t =
+                (OneInputTransformation<String, String>)
+                        BloomDedup.global(env.fromData("x|0"), ids, config).getTransformation();
+        @SuppressWarnings("unchecked")
+        var keys = (Shards.Selector<String>) t.getStateKeySelector();
+        @SuppressWarnings("unchecked")
+        var op =
+                (OneInputStreamOperator<String, String>)
+                        ((SimpleOperatorFactory<String>) t.getOperatorFactory()).getOperator();
+        try (var h = new KeyedOneInputStreamOperatorTestHarness<>(op, keys, Types.INT, 128, 1, 0)) {
+            h.setStateBackend(backend.create());
+            h.open();
+            for (String e : events) {
+                h.processElement(new StreamRecord<>(e));
+            }
+            judge(op);
+            assertThat(h.extractOutputValues()).isEqualTo(expected);
+            assertThat(expected).hasSize(100);
+        }
+    }
+
     private static void judge(OneInputStreamOperator<?, ?> op) throws Exception {
         ((DedupOperator<?, ?>) op).judgeBundleNow();
     }
