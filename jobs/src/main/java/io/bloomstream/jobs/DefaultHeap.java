@@ -148,7 +148,7 @@ final class DefaultHeap {
     static String heap(Map<String, String> env, String[] args, ToLongFunction<String> fileBytes) {
         String heap = env.get(ENV);
         if (heap == null || heap.isBlank()) {
-            long mib = JobHeap.mib(args, fileBytes, memoryBytes());
+            long mib = JobHeap.mib(args, fileBytes, DefaultHeap::memoryBytes);
             return mib == 0 ? DEFAULT : mib + "m";
         }
         heap = heap.trim();

@@ -9,6 +9,7 @@ import io.bloomstream.jobs.io.Counts;
 import io.bloomstream.jobs.io.Durations;
 import io.bloomstream.jobs.io.Rates;
 import java.time.Duration;
+import java.util.function.LongSupplier;
 import java.util.function.ToLongFunction;
 
 /**
@@ -79,12 +80,16 @@ final class JobHeap {
      * when its flags do not size it (then {@link DefaultHeap#DEFAULT}).
      *
      * @param fileBytes the size of a local file, or -1 if it is not one (a URI, missing)
-     * @param memoryBytes the machine's memory, or 0 if not known (then no cap)
+     * @param memoryBytes the machine's memory, or 0 if not known (then no cap); asked only for a
+     *     heap above the floor
      */
-    static long mib(String[] args, ToLongFunction<String> fileBytes, long memoryBytes) {
+    static long mib(String[] args, ToLongFunction<String> fileBytes, LongSupplier memoryBytes) {
         long mib = uncapped(args, fileBytes);
-        long cap = memoryBytes / 4 * 3 / MIB;
-        return mib == 0 || memoryBytes <= 0 ? mib : Math.min(mib, Math.max(FLOOR_MIB, cap));
+        if (mib <= FLOOR_MIB) {
+            return mib;
+        }
+        long memory = memoryBytes.getAsLong();
+        return memory <= 0 ? mib : Math.min(mib, Math.max(FLOOR_MIB, memory / 4 * 3 / MIB));
     }
 
     private static long uncapped(String[] args, ToLongFunction<String> fileBytes) {
@@ -113,26 +118,55 @@ final class JobHeap {
 
     private static long dedup(String[] args) {
         long items = items(args);
-        String fpp = value(args, "--fpp");
-        DedupConfig.Builder builder =
-                DedupConfig.builder()
-                        .expectedItems(items)
-                        .fpp(fpp == null ? DedupConfig.DEFAULT_FPP : Rates.parse(fpp));
-        String retention = value(args, "--retention");
-        if (retention != null) {
-            Duration d = Durations.parseDuration(retention);
-            builder.retention(d, TimeDomain.PROCESSING_TIME);
-        }
-        DedupConfig config = builder.build();
-        long state = config.generations() * stateBytes(config.stageSpec(items, 0));
+        String f = value(args, "--fpp");
+        double fpp = f == null ? DedupConfig.DEFAULT_FPP : Rates.parse(f);
         String p = value(args, "--parallelism");
         int parallelism = p == null ? LOCAL_PARALLELISM : Integer.parseInt(p.trim());
-        long cachePerInstance = config.cacheBytesFor(state / parallelism, Long.MAX_VALUE);
+        if (parallelism < 1) {
+            throw new IllegalArgumentException("--parallelism must be >= 1, was " + parallelism);
+        }
         long exact =
                 has(args, "--exact")
                         ? (long) (EXACT_HEADROOM * items * ExactEntrySize.onHeap(LONG_ID))
                         : 0;
+        String retention = value(args, "--retention");
+        if (retention == null && underFloor(items, fpp, parallelism, exact)) {
+            return FLOOR_MIB; // without building a DedupConfig: 130 ms of the launcher's start
+        }
+        return sized(
+                items,
+                fpp,
+                parallelism,
+                exact,
+                retention == null ? null : Durations.parseDuration(retention));
+    }
+
+    /** The heap of a dedup from the operator's sizing, in MiB. */
+    static long sized(long items, double fpp, int parallelism, long exact, Duration retention) {
+        DedupConfig.Builder builder = DedupConfig.builder().expectedItems(items).fpp(fpp);
+        if (retention != null) {
+            builder.retention(retention, TimeDomain.PROCESSING_TIME);
+        }
+        DedupConfig config = builder.build();
+        long state = config.generations() * stateBytes(config.stageSpec(items, 0));
+        long cachePerInstance = config.cacheBytesFor(state / parallelism, Long.MAX_VALUE);
         return heap(state, cachePerInstance, exact, parallelism);
+    }
+
+    /**
+     * Whether the heap of a dedup without retention is the floor for certain, from an upper bound
+     * of its state: twice the classic Bloom bytes, n ln(1/p) / ln(2)^2 bits (blocked pages cost at
+     * most 16% more bits, {@link FilterSizing#cappedStatePageBits}, and the pages' overhead 25% of
+     * a 2048-bit page: 1.45 times). Building the {@link DedupConfig}, whose sizing searches the
+     * page shapes, takes 130 ms of the launcher's start; at the floor it would change nothing.
+     */
+    static boolean underFloor(long items, double fpp, int parallelism, long exactBytes) {
+        double ln2 = Math.log(2);
+        double state = 2 * items * Math.log(1 / fpp) / (ln2 * ln2) / 8;
+        double cachePerInstance =
+                Math.max(DedupConfig.DEFAULT_CACHE_BYTES, 1.25 * state / parallelism);
+        double bytes = BASE_MIB * MIB + state + parallelism * cachePerInstance + exactBytes;
+        return Math.max(bytes, 4 * cachePerInstance) <= FLOOR_MIB * MIB;
     }
 
     /** max(FLOOR, BASE + state + caches + exact, 4 * cache), in MiB rounded up. */

@@ -12,7 +12,7 @@ class JobHeapTest {
     private static final ToLongFunction<String> NO_FILES = f -> -1;
 
     private static long mib(String... args) {
-        return JobHeap.mib(args, NO_FILES, 0);
+        return JobHeap.mib(args, NO_FILES, () -> 0);
     }
 
     /**
@@ -64,12 +64,46 @@ class JobHeapTest {
     void theHeapStaysWithinThreeQuartersOfTheMachineButNotUnderTheFloor() {
         String[] exact = {"dedup", "--expected-items", "1e8", "--exact"};
         // 1.5 x 10^8 x 120 bytes: 17 GiB, more than 16 GiB can give
-        assertThat(JobHeap.mib(exact, NO_FILES, 0)).isGreaterThan(17_000L);
-        assertThat(JobHeap.mib(exact, NO_FILES, 16L << 30)).isEqualTo(12_288);
-        assertThat(JobHeap.mib(exact, NO_FILES, 256L << 20)).isEqualTo(512);
+        assertThat(JobHeap.mib(exact, NO_FILES, () -> 0)).isGreaterThan(17_000L);
+        assertThat(JobHeap.mib(exact, NO_FILES, () -> 16L << 30)).isEqualTo(12_288);
+        assertThat(JobHeap.mib(exact, NO_FILES, () -> 256L << 20)).isEqualTo(512);
         String[] small = {"dedup", "--expected-items", "1e6"};
-        assertThat(JobHeap.mib(small, NO_FILES, 16L << 30)).isEqualTo(512);
-        assertThat(JobHeap.mib(new String[] {"sql"}, NO_FILES, 16L << 30)).isZero();
+        assertThat(JobHeap.mib(small, NO_FILES, () -> 16L << 30)).isEqualTo(512);
+        assertThat(JobHeap.mib(new String[] {"sql"}, NO_FILES, () -> 16L << 30)).isZero();
+        // the machine's memory is not asked for a heap at the floor (it costs 40 ms)
+        assertThat(
+                        JobHeap.mib(
+                                small,
+                                NO_FILES,
+                                () -> {
+                                    throw new AssertionError("asked");
+                                }))
+                .isEqualTo(512);
+    }
+
+    /**
+     * The launcher skips building the dedup's config when an upper bound of its state puts the heap
+     * at the floor: wherever it does, the config's own sizing gives the floor too.
+     */
+    @Test
+    void theShortcutToTheFloorAgreesWithTheOperatorsSizing() {
+        int shortcuts = 0;
+        for (long items = 1; items <= 1_000_000_000L; items *= 3) {
+            for (double fpp : new double[] {0.5, 0.1, 0.01, 1e-3, 1e-6}) {
+                for (boolean exact : new boolean[] {false, true}) {
+                    long exactBytes = exact ? (long) (1.5 * 120 * items) : 0;
+                    if (JobHeap.underFloor(items, fpp, 2, exactBytes)) {
+                        shortcuts++;
+                        assertThat(JobHeap.sized(items, fpp, 2, exactBytes, null))
+                                .as("%d items at %s, exact %s", items, fpp, exact)
+                                .isEqualTo(512);
+                    }
+                }
+            }
+        }
+        assertThat(shortcuts).isGreaterThan(50);
+        assertThat(JobHeap.underFloor(10_000_000, 0.01, 2, 0)).isTrue();
+        assertThat(JobHeap.underFloor(100_000_000, 0.01, 2, 0)).isFalse();
     }
 
     @Test
@@ -95,11 +129,11 @@ class JobHeapTest {
     @Test
     void screenTakesTwiceItsFilterFile() {
         ToLongFunction<String> oneGib = f -> f.equals("big.bloom") ? 1L << 30 : -1;
-        assertThat(JobHeap.mib(new String[] {"screen", "--filter", "big.bloom"}, oneGib, 0))
+        assertThat(JobHeap.mib(new String[] {"screen", "--filter", "big.bloom"}, oneGib, () -> 0))
                 .isEqualTo(256 + 2048);
-        assertThat(JobHeap.mib(new String[] {"screen", "--filter=s3://b/f.bloom"}, oneGib, 0))
+        assertThat(JobHeap.mib(new String[] {"screen", "--filter=s3://b/f.bloom"}, oneGib, () -> 0))
                 .isZero();
-        assertThat(JobHeap.mib(new String[] {"screen", "--input", "x"}, oneGib, 0)).isZero();
+        assertThat(JobHeap.mib(new String[] {"screen", "--input", "x"}, oneGib, () -> 0)).isZero();
     }
 
     @Test
