@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# The command-line benchmark (issue 32): `dedup` on a file against `LC_ALL=C sort -u`, and the
-# command's own pass-through (the same read, parse and write without the dedup operator), then
-# `frontier` and `screen` on files of their kind. Each contender runs ROUNDS times, alternately (the
-# order rotates every round); the script prints the median wall time, lines/s and peak RSS of each
-# (GNU time), the spread (min-max), and the ratios against sort and pass-through of the same run.
+# The command-line benchmark (issue 32): `dedup` on a file against `LC_ALL=C sort -u`, the
+# command's own pass-through (the same read, parse and write without the dedup operator) and
+# `dedup --exact`, then `frontier` and `screen` on files of their kind. Each contender runs ROUNDS
+# times, alternately (the order rotates every round); the script prints the median wall time,
+# lines/s and peak RSS of each (GNU time), the spread (min-max), and the goals of issue 42 with the
+# ratios of the same run's medians, each met or not.
 #
 #   benchmarks/command/run.sh            # after: mvn -B -q -pl jobs -am package -DskipTests
 #
@@ -62,6 +63,8 @@ run() { # name command...: appends "name wall_s rss_kb" to results, keeps the la
 }
 dedup() { run dedup java $JAVA_OPTS -jar "$JAR" dedup --input "$IDS" --output "$WORK/out-dedup" \
     --expected-items "$DISTINCT"; }
+exact() { run dedup-exact java $JAVA_OPTS -jar "$JAR" dedup --exact --input "$IDS" \
+    --output "$WORK/out-dedup-exact" --expected-items "$DISTINCT"; }
 pass() { run pass-through java $JAVA_OPTS -jar "$JAR" dedup --pass-through --input "$IDS" \
     --output "$WORK/out-pass-through" --expected-items "$DISTINCT"; }
 sortu() { run sort-u sh -c 'LC_ALL=C sort -u -S 4G --parallel=2 "$1" > "$2"' sh "$IDS" "$WORK/out-sort-u.txt"; }
@@ -73,7 +76,7 @@ screen() { run screen java $JAVA_OPTS -jar "$JAR" screen --filter "$WORK/block.b
 small() { run dedup-small-heap java $SMALL_HEAP -jar "$JAR" dedup --input "$IDS" \
     --output "$WORK/out-dedup-small-heap" --expected-items "$DISTINCT"; }
 
-contenders=(dedup sortu pass)
+contenders=(dedup sortu pass exact)
 [ -z "${SMALL_HEAP:-}" ] || contenders+=(small)
 [ "${ONLY:-}" = dedup ] || contenders+=(frontier screen)
 : > "$WORK/results.txt"
@@ -86,7 +89,8 @@ for ((r = 0; r < ROUNDS; r++)); do
 done
 
 echo
-echo "lines written: dedup $(cat "$WORK"/out-dedup/*.txt | wc -l), sort -u $(wc -l < "$WORK/out-sort-u.txt")"
+echo "lines written: dedup $(cat "$WORK"/out-dedup/*.txt | wc -l), dedup --exact"\
+    "$(cat "$WORK"/out-dedup-exact/*.txt | wc -l), sort -u $(wc -l < "$WORK/out-sort-u.txt")"
 awk -v lines="$LINES" -v rounds="$ROUNDS" '
     { wall[$1] = wall[$1] " " $2; rss[$1] = rss[$1] " " $3 }
     function median(list,   a, n, i, j, t) {
@@ -98,12 +102,20 @@ awk -v lines="$LINES" -v rounds="$ROUNDS" '
     }
     END {
         printf "%-14s %10s %14s %12s %14s %16s\n", "contender", "wall s", "(min-max)", "lines/s", "peak RSS MiB", "(min-max)"
-        split("dedup sort-u pass-through dedup-small-heap frontier screen", order, " ")
-        for (k = 1; k <= 6; k++) {
+        split("dedup sort-u pass-through dedup-exact dedup-small-heap frontier screen", order, " ")
+        for (k = 1; k <= 7; k++) {
             c = order[k]; if (!(c in wall)) continue
             w[c] = median(wall[c]); wl = lo; wh = hi
             m[c] = median(rss[c]); ml = lo; mh = hi
             printf "%-14s %10.2f %14s %12.0f %14.0f %16s\n", c, w[c], sprintf("(%.2f-%.2f)", wl, wh), lines / w[c], m[c] / 1024, sprintf("(%.0f-%.0f)", ml / 1024, mh / 1024)
         }
-        printf "\nmedians of %d rounds, alternating: dedup time / sort -u time %.2f (goal <= 1); dedup / pass-through %.2f (goal <= 1.25); dedup RSS / sort -u RSS %.2f (goal <= 0.5)\n", rounds, w["dedup"] / w["sort-u"], w["dedup"] / w["pass-through"], m["dedup"] / m["sort-u"]
+        printf "\ngoals of issue 42, medians of %d rounds, alternating:\n", rounds
+        goal("dedup time / sort -u time", w["dedup"], w["sort-u"], 1)
+        goal("dedup time / pass-through time", w["dedup"], w["pass-through"], 1.25)
+        goal("dedup peak RSS / sort -u peak RSS", m["dedup"], m["sort-u"], 0.5)
+        goal("dedup --exact time / dedup time", w["dedup-exact"], w["dedup"], 2)
+    }
+    function goal(what, a, b, most) {
+        if (a == "" || b == "" || b == 0) { printf "  %-36s  not measured\n", what; return }
+        printf "  %-36s %6.2f  goal <= %-4s  %s\n", what, a / b, most, a / b <= most ? "met" : "NOT MET"
     }' "$WORK/results.txt"

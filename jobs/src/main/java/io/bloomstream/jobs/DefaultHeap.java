@@ -11,15 +11,17 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.function.ToLongFunction;
 import java.util.regex.Pattern;
 
 /**
  * The command line's default heap. A JVM started without a heap size takes a quarter of the
  * machine's memory as its maximum heap, and Flink's embedded mini-cluster grows into it: a {@code
  * sql} run that fits in 512 MB reached 2.3 GB of resident memory on a 23 GB machine. So {@link
- * Main#main} started without an explicit heap size starts itself again, once, with {@code -Xmx}
- * {@value #DEFAULT} ({@value #ENV} overrides it): the same java, class path, JVM options and
- * arguments, the standard streams inherited, its exit status passed on.
+ * Main#main} started without an explicit heap size starts itself again, once, with an {@code -Xmx}
+ * sized for the command from its flags ({@link JobHeap}; {@value #DEFAULT} for a command its flags
+ * do not size; {@value #ENV} overrides it): the same java, class path, JVM options and arguments,
+ * the standard streams inherited, its exit status passed on.
  *
  * <p>The launcher passes SIGTERM on to the child ({@link Process#destroy()}); SIGINT it leaves to
  * the child, which the terminal's Ctrl-C reaches as well (the whole foreground process group gets
@@ -41,7 +43,7 @@ import java.util.regex.Pattern;
  */
 final class DefaultHeap {
 
-    /** The maximum heap of the command line when none is given. */
+    /** The maximum heap of a command that {@link JobHeap} does not size, when none is given. */
     static final String DEFAULT = "1g";
 
     /** The environment variable that sets the heap instead of {@link #DEFAULT}. */
@@ -136,14 +138,18 @@ final class DefaultHeap {
     }
 
     /**
-     * The heap the child gets: {@value #ENV} if set, else {@value #DEFAULT}.
+     * The heap the child gets: {@value #ENV} if set, else the command's ({@link JobHeap#mib}), else
+     * {@value #DEFAULT}.
      *
+     * @param args the command line's arguments
+     * @param fileBytes the size of a local file, or -1 if it is not one
      * @throws IllegalArgumentException if {@value #ENV} is not a size such as {@code 512m}
      */
-    static String heap(Map<String, String> env) {
+    static String heap(Map<String, String> env, String[] args, ToLongFunction<String> fileBytes) {
         String heap = env.get(ENV);
         if (heap == null || heap.isBlank()) {
-            return DEFAULT;
+            long mib = JobHeap.mib(args, fileBytes, DefaultHeap::memoryBytes);
+            return mib == 0 ? DEFAULT : mib + "m";
         }
         heap = heap.trim();
         if (!SIZE.matcher(heap).matches()) {
@@ -210,7 +216,7 @@ final class DefaultHeap {
         }
         String heap;
         try {
-            heap = heap(env);
+            heap = heap(env, args, DefaultHeap::localFileBytes);
         } catch (IllegalArgumentException e) {
             err.println("error: " + e.getMessage());
             return OptionalInt.of(2);
@@ -292,6 +298,30 @@ final class DefaultHeap {
                         "bloomstream-launcher-watch");
         watch.setDaemon(true);
         watch.start();
+    }
+
+    /** The machine's memory (a container's limit), or 0 if not known. */
+    private static long memoryBytes() {
+        try {
+            return ((com.sun.management.OperatingSystemMXBean)
+                            ManagementFactory.getOperatingSystemMXBean())
+                    .getTotalMemorySize();
+        } catch (RuntimeException | LinkageError e) {
+            return 0;
+        }
+    }
+
+    /** The size of {@code file} if it names a local regular file, else -1. */
+    static long localFileBytes(String file) {
+        try {
+            Path path =
+                    file.startsWith("file:")
+                            ? Path.of(java.net.URI.create(file))
+                            : file.contains("://") ? null : Path.of(file);
+            return path != null && Files.isRegularFile(path) ? Files.size(path) : -1;
+        } catch (IOException | RuntimeException e) {
+            return -1;
+        }
     }
 
     /**

@@ -81,14 +81,20 @@ class DefaultHeapTest {
                 .isFalse();
     }
 
+    private static String heap(Map<String, String> env, String... args) {
+        return DefaultHeap.heap(env, args, f -> -1);
+    }
+
     @Test
-    void theHeapIsTheDefaultOrTheVariablesSize() {
-        assertThat(DefaultHeap.heap(Map.of())).isEqualTo("1g");
-        assertThat(DefaultHeap.heap(Map.of(DefaultHeap.ENV, " "))).isEqualTo("1g");
-        assertThat(DefaultHeap.heap(Map.of(DefaultHeap.ENV, "512M"))).isEqualTo("512m");
-        assertThat(DefaultHeap.heap(Map.of(DefaultHeap.ENV, "4g"))).isEqualTo("4g");
+    void theHeapIsTheVariablesOrTheCommandsOrTheDefault() {
+        assertThat(heap(Map.of(), "sql", "-f", "q.sql")).isEqualTo("1g");
+        assertThat(heap(Map.of(DefaultHeap.ENV, " "), "sql")).isEqualTo("1g");
+        assertThat(heap(Map.of(), "dedup", "--expected-items", "1e7")).isEqualTo("512m");
+        assertThat(heap(Map.of(), "dedup", "--expected-items", "1e7", "--exact")).endsWith("m");
+        assertThat(heap(Map.of(DefaultHeap.ENV, "512M"), "dedup", "--exact")).isEqualTo("512m");
+        assertThat(heap(Map.of(DefaultHeap.ENV, "4g"), "sql")).isEqualTo("4g");
         for (String bad : List.of("1.5g", "-Xmx1g", "0", "lots", "1gb")) {
-            assertThatThrownBy(() -> DefaultHeap.heap(Map.of(DefaultHeap.ENV, bad)))
+            assertThatThrownBy(() -> heap(Map.of(DefaultHeap.ENV, bad), "dedup"))
                     .as(bad)
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessage(
@@ -96,6 +102,17 @@ class DefaultHeapTest {
                                     + bad
                                     + "'");
         }
+    }
+
+    @Test
+    void aLocalFileHasASizeAndAUriNone(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir)
+            throws Exception {
+        java.nio.file.Path file = java.nio.file.Files.write(dir.resolve("f.bloom"), new byte[42]);
+        assertThat(DefaultHeap.localFileBytes(file.toString())).isEqualTo(42);
+        assertThat(DefaultHeap.localFileBytes(file.toUri().toString())).isEqualTo(42);
+        assertThat(DefaultHeap.localFileBytes(dir.toString())).isEqualTo(-1);
+        assertThat(DefaultHeap.localFileBytes(dir.resolve("none").toString())).isEqualTo(-1);
+        assertThat(DefaultHeap.localFileBytes("s3://bucket/f.bloom")).isEqualTo(-1);
     }
 
     @Test
