@@ -33,8 +33,8 @@ public final class ExecutionOptions {
             names = "--checkpoint-interval",
             paramLabel = "DURATION",
             description =
-                    "Checkpoint interval, e.g. 1s, 30s (default: 1s for the stream commands, 30s"
-                            + " for sql).",
+                    "Checkpoint interval, e.g. 1s, 30s (default: 1s for the stream commands, 10s"
+                            + " for dedup --exact, 30s for sql).",
             converter = Durations.DurationConverter.class)
     public Duration checkpointInterval;
 

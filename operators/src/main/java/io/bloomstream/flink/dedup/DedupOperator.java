@@ -31,11 +31,12 @@ import org.apache.flink.streaming.runtime.streamrecord.StreamRecord;
  * their pages (the memory misses overlap), then judging them one by one through the same function:
  * in global mode grouped by shard, each shard made the current key once per bundle, in arrival
  * order within a shard (so within an id: which occurrence of an id passes is the same as without
- * bundles; only the order of the outputs of different shards within one bundle differs from the
- * input's), per key in arrival order. A bundle is judged when full, when its oldest event has
- * waited the bundle delay, before a watermark is processed (so lateness and event-time timers see
- * the same watermark as without bundles), before the checkpoint barrier is forwarded (so no event
- * is in flight in a snapshot) and at the end of input.
+ * bundles), with what they emit held and let out in arrival order ({@link ArrivalOrder}); per key
+ * in arrival order. Either way the outputs are those of judging one event at a time, in order. A
+ * bundle is judged when full, when its oldest event has waited the bundle delay, before a watermark
+ * is processed (so lateness and event-time timers see the same watermark as without bundles),
+ * before the checkpoint barrier is forwarded (so no event is in flight in a snapshot) and at the
+ * end of input.
  *
  * <p>Under {@link FirstBy#EVENT_TIME} there are no bundles: an arriving event is only checked and
  * stored, and the events are judged, one at a time, by the function's event-time timers (each
@@ -96,6 +97,11 @@ public final class DedupOperator<K, T> extends KeyedProcessOperator<K, T, T> {
 
     private transient int[] shardGroups;
 
+    /**
+     * Global mode with bundles: holds what a bundle's judging emits, lets it out in arrival order.
+     */
+    private transient ArrivalOrder<T> arrival;
+
     /** Whether {@link #isUsingCustomRawKeyedState} has checked the restore's key serializer. */
     private transient boolean keysChecked;
 
@@ -130,6 +136,12 @@ public final class DedupOperator<K, T> extends KeyedProcessOperator<K, T, T> {
                                     shardKeys[i], backend.getNumberOfKeyGroups());
                 }
             }
+        }
+        if (bundleSize > 0 && shardKeys != null) {
+            // judged by shard, let out in arrival order; before super.open(), whose collector and
+            // context write to this.output
+            arrival = new ArrivalOrder<>(output, bundleSize);
+            output = arrival;
         }
         super.open();
         if (bundleSize > 0) {
@@ -308,9 +320,18 @@ public final class DedupOperator<K, T> extends KeyedProcessOperator<K, T, T> {
                 exacts[i] = null;
                 hash.h[0] = h1s[i];
                 hash.h[1] = h2s[i];
+                if (arrival != null) {
+                    arrival.judging(i);
+                }
                 super.processElement(record);
             }
+            if (arrival != null) {
+                arrival.release(n);
+            }
         } finally {
+            if (arrival != null) {
+                arrival.discard(n); // a no-op after release; after a failure, drops what is held
+            }
             bundle.clear();
             if (current != null && current != keyed) {
                 setCurrentKey(current);

@@ -2,6 +2,7 @@ package io.bloomstream.flink.dedup;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.bloomstream.flink.IdSelector;
 import io.bloomstream.testing.Backend;
 import io.bloomstream.testing.FailOnce;
 import io.bloomstream.testing.KeyedEvents;
@@ -195,5 +196,39 @@ public class BloomDedupITCase {
         Map<String, Integer> perKey = new HashMap<>();
         out.forEach(e -> perKey.merge(KeyedEvents.key(e), 1, Integer::sum));
         assertThat(perKey).hasSize(16);
+    }
+
+    private static final java.util.concurrent.atomic.AtomicLong ID_READS =
+            new java.util.concurrent.atomic.AtomicLong();
+
+    /**
+     * Global mode reads (and hashes) each event's id once in the whole job: in its step before the
+     * {@code keyBy}; the shard selector and the dedup operator use the hash carried with the event.
+     */
+    @ParameterizedTest
+    @EnumSource(Backend.class)
+    void globalModeReadsEachIdOnce(Backend backend) throws Exception {
+        StreamExecutionEnvironment env = env(backend);
+        DataStream<String> events =
+                env.fromSequence(0, 3L * DISTINCT - 1)
+                        .map(BloomDedupITCase::event)
+                        .returns(Types.STRING);
+        IdSelector<String> counted =
+                IdSelector.ofString(
+                        e -> {
+                            ID_READS.incrementAndGet();
+                            return e.substring(e.indexOf(',') + 1);
+                        });
+        DedupConfig config = DedupConfig.builder().expectedItems(DISTINCT).fpp(FPP).build();
+        ID_READS.set(0);
+        List<String> out = new ArrayList<>();
+        try (CloseableIterator<String> it =
+                BloomDedup.global(events, counted, config).executeAndCollect()) {
+            it.forEachRemaining(out::add);
+        }
+        assertThat(ID_READS.get())
+                .as("id reads for %s events", 3 * DISTINCT)
+                .isEqualTo(3L * DISTINCT);
+        assertDedupOutput(out);
     }
 }
