@@ -80,9 +80,8 @@ public final class DedupOperator<K, T> extends KeyedProcessOperator<K, T, T> {
     private transient Integer[] shardKeys;
 
     /**
-     * With bundles in global mode: the shard of the record {@link #setKeyContextElement1} hashed,
-     * not yet made the current key (the bundle sets it when it judges the record; setting it twice
-     * cost a key-group hash each time).
+     * With bundles in global mode: the shard of the record {@link #setKeyContextElement1} took the
+     * hash of, not yet made the current key (the bundle sets it when it judges the record), or -1.
      */
     private transient int arrivingShard;
 
