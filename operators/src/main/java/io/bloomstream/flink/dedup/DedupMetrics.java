@@ -170,17 +170,35 @@ public final class DedupMetrics implements io.bloomstream.flink.state.FilterMetr
     }
 
     private synchronized double worstFill() {
-        return worstLoad < 0 ? 0 : -Math.expm1(-worstHashes * worstLoad);
+        return worstLoad < 0 ? 0 : expectedFill(worstItems, worstBits, worstHashes);
+    }
+
+    /**
+     * The fill a stage of {@code bits} bits and {@code hashes} hashes is expected to have with
+     * {@code items} items, 1 - e^(-kn/m): the figure of {@value #WORST_FILL_RATIO} (and of {@code
+     * BloomInspect}, so that the two agree).
+     */
+    public static double expectedFill(long items, long bits, int hashes) {
+        return -Math.expm1(-hashes * ((double) items / bits));
+    }
+
+    /**
+     * The false-positive rate of a stage with {@code items} items: (1 - e^(-kn/m))^k for the
+     * classic layout ({@code pageBits} {@link FilterSpec#CLASSIC}), else the paged layout's rate
+     * ({@link Sizing#pagedFalsePositiveRate}); the figure of {@value #ESTIMATED_FPP}.
+     */
+    public static double expectedFpp(long items, long bits, int hashes, int pageBits) {
+        return pageBits == FilterSpec.CLASSIC
+                ? Math.pow(expectedFill(items, bits, hashes), hashes)
+                : Sizing.pagedFalsePositiveRate(bits, hashes, items, pageBits);
     }
 
     private synchronized double takeWorstFpp() {
         double v;
         if (worstLoad < 0) {
             v = 0;
-        } else if (worstPageBits == FilterSpec.CLASSIC) {
-            v = Math.pow(worstFill(), worstHashes); // (1 - e^(-kn/m))^k
         } else {
-            v = Sizing.pagedFalsePositiveRate(worstBits, worstHashes, worstItems, worstPageBits);
+            v = expectedFpp(worstItems, worstBits, worstHashes, worstPageBits);
         }
         worstLoad = -1;
         return v;
