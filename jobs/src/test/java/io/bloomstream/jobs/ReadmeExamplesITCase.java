@@ -84,8 +84,15 @@ class ReadmeExamplesITCase {
         assertThat(pages).allSatisfy(p -> assertThat(p).exists());
         assertThat(pages).contains(root.resolve("docs/cli.md"), root.resolve("docs/sql.md"));
         AtomicInteger commands = new AtomicInteger();
+        // -Dbloomstream.docs.pages=docs/cli.md,README.md: only these pages, for whoever edits them
+        String only = System.getProperty("bloomstream.docs.pages", "");
+        List<String> chosen = only.isBlank() ? List.of() : List.of(only.split(","));
         Stream<DynamicTest> perPage =
                 pages.stream()
+                        .filter(
+                                p ->
+                                        chosen.isEmpty()
+                                                || chosen.contains(root.relativize(p).toString()))
                         .map(
                                 page -> {
                                     String name = root.relativize(page).toString();
@@ -96,7 +103,7 @@ class ReadmeExamplesITCase {
         DynamicTest total =
                 DynamicTest.dynamicTest(
                         "the pages ran more than 20 commands",
-                        () -> assertThat(commands.get()).isGreaterThan(20));
+                        () -> assertThat(commands.get()).isGreaterThan(chosen.isEmpty() ? 20 : 0));
         return Stream.concat(perPage, Stream.of(total));
     }
 

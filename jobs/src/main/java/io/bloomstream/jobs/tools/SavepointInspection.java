@@ -7,6 +7,7 @@ import io.bloomstream.flink.dedup.BloomDedup;
 import io.bloomstream.flink.inspect.BloomInspect;
 import io.bloomstream.flink.inspect.FilterReport;
 import io.bloomstream.flink.inspect.ScreenReport;
+import io.bloomstream.jobs.console.Bytes;
 import io.bloomstream.jobs.io.StateDir;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -325,11 +326,11 @@ final class SavepointInspection {
                         "%,d (the operator's whole state in the savepoint)",
                         r.stateBytes()));
         StringBuilder fill =
-                new StringBuilder(String.format(Locale.ROOT, "mean %.4f", r.meanFill()));
+                new StringBuilder(String.format(Locale.ROOT, "mean %.3g", r.meanFill()));
         if (!r.fullest().isEmpty()) {
-            fill.append("; fullest:");
+            fill.append("; fullest keys:");
             for (FilterReport.KeyFill k : r.fullest()) {
-                fill.append(String.format(Locale.ROOT, " %s %.4f", k.key(), k.fill()));
+                fill.append(String.format(Locale.ROOT, " %s %.3g", k.key(), k.fill()));
             }
         }
         f.put("fill (set bits)", fill.toString());
@@ -339,14 +340,14 @@ final class SavepointInspection {
                 "estimated distinct",
                 String.format(
                         Locale.ROOT,
-                        "%,.0f ± %,.0f (one standard error, from the set bits)",
+                        "%,.0f ± %,.2g (one standard error, from the set bits)",
                         e.estimate(),
                         e.standardError()));
         f.put(
                 "false-positive rate",
                 String.format(
                         Locale.ROOT,
-                        "%.3g at the fullest stage (fill %.4f), target %s%s",
+                        "%.3g at the fullest stage (fill %.3g), target %s%s",
                         r.fullestStageFpp(),
                         r.fullestStageFill(),
                         Double.isNaN(r.targetFpp())
@@ -368,7 +369,7 @@ final class SavepointInspection {
     }
 
     private static String mib(long bytes) {
-        return String.format(Locale.ROOT, "%,.1f MiB", bytes / 1048576.0);
+        return Bytes.human(bytes);
     }
 
     private static void line(PrintWriter out, String label, String value) {
