@@ -126,6 +126,48 @@ class InspectSavepointCommandTest {
     }
 
     @Test
+    void inspectsAScreensFileInForce() throws Exception {
+        Path filter = tmp.resolve("spam.bloom");
+        assertThat(
+                        cli.run(
+                                "build-filter",
+                                "--input",
+                                Cli.testdata().resolve("spam/blocklist.txt").toString(),
+                                "--output",
+                                filter.toString(),
+                                "--fpp",
+                                "0.001",
+                                "--normalize",
+                                "email"))
+                .isZero();
+        Path state = tmp.resolve("screen-state");
+        assertThat(
+                        cli.run(
+                                "screen",
+                                "--filter",
+                                filter.toString(),
+                                "--input",
+                                Cli.testdata().resolve("spam/mails.jsonl").toString(),
+                                "--format",
+                                "json",
+                                "--field",
+                                "from",
+                                "--output",
+                                tmp.resolve("clean").toString(),
+                                "--flagged-output",
+                                tmp.resolve("flagged").toString(),
+                                "--state-dir",
+                                state.toString()))
+                .isZero();
+        Cli inspect = new Cli();
+        assertThat(inspect.run("inspect", "--state-dir", state.toString(), "--json")).isZero();
+        Map<String, Object> op = operator(inspect.out.toString());
+        assertThat(op).containsEntry("uid", "bloom-screen").containsEntry("kind", "screen");
+        assertThat(op.get("filter").toString()).contains("path=" + filter);
+        assertThat(op).containsEntry("overlay_added", 0L).containsEntry("overlay_removed", 0L);
+    }
+
+    @Test
     void refusesWhatIsNoSavepointAndNamesTheProblem() throws Exception {
         Path empty = Files.createDirectories(tmp.resolve("empty"));
         assertThat(cli.run("inspect", "--state-dir", empty.toString())).isEqualTo(2);
