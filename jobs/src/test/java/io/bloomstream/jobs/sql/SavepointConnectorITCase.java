@@ -106,7 +106,7 @@ class SavepointConnectorITCase {
         while (m.find()) {
             blocks.add(m.group(1));
         }
-        assertThat(blocks).as("the section's sql blocks").hasSize(3);
+        assertThat(blocks).as("the section's sql blocks").hasSize(4);
     }
 
     /** Runs {@code dedup --state-dir} over {@code input}; returns the savepoint it kept. */
@@ -304,5 +304,18 @@ class SavepointConnectorITCase {
         assertThat(failureOf(at(kryo, globalSavepoint) + "SELECT * FROM dedup_state", refused))
                 .anyMatch(refused);
         assertThat(section).contains("`Unable to infer state format for SQL type`");
+    }
+
+    @Test
+    void theFactoryReadsTheMetadataIntoAColumnOfAnyName() throws Exception {
+        String global = blocks.get(1);
+        String named =
+                global.replace("`bloom-meta` ROW", "meta ROW")
+                        .replace("d.`bloom-meta`.slots", "d.meta.slots")
+                        .replace(
+                                "'connector' = 'savepoint',",
+                                "'connector' = 'savepoint',\n" + blocks.get(3).trim() + ",");
+        assertThat(named).doesNotContain("bloom-meta`").contains("FilterMetaTypeFactory");
+        assertThat(run(at(named, globalSavepoint))).isEqualTo(run(at(global, globalSavepoint)));
     }
 }
