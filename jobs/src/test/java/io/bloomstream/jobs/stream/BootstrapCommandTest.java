@@ -167,6 +167,48 @@ class BootstrapCommandTest {
         assertThat(new HashSet<>(Cli.readParts(out))).isEqualTo(new HashSet<>(fresh));
     }
 
+    /**
+     * With processing-time retention the ids count as seen when the bootstrap read them: a dedup
+     * within the hour passes none of them, and every new one (exact mode).
+     */
+    @Test
+    void retentionInProcessingTimeCountsFromTheBootstrap() throws Exception {
+        List<String> old = ids(4441, 500);
+        List<String> fresh = ids(4442, 500);
+        Path state = tmp.resolve("state");
+        String[] flags = {"--retention", "1h", "--exact", "--expected-items", "2000"};
+        assertThat(
+                        cli.run(
+                                concat(
+                                        new String[] {
+                                            "bootstrap",
+                                            "--ids",
+                                            file("old.txt", old).toString(),
+                                            "--state-dir",
+                                            state.toString()
+                                        },
+                                        flags)))
+                .as(cli.err.toString())
+                .isZero();
+        Path out = tmp.resolve("out");
+        assertThat(
+                        cli.run(
+                                concat(
+                                        new String[] {
+                                            "dedup",
+                                            "--input",
+                                            file("day2.txt", mixed(old, fresh, 4443)).toString(),
+                                            "--output",
+                                            out.toString(),
+                                            "--state-dir",
+                                            state.toString()
+                                        },
+                                        flags)))
+                .as(cli.err.toString())
+                .isZero();
+        assertThat(new HashSet<>(Cli.readParts(out))).isEqualTo(new HashSet<>(fresh));
+    }
+
     @Test
     void savepointDirIsWrittenOnceAndANonEmptyOneIsRefused() throws Exception {
         Path ids = file("ids.txt", ids(4421, 100));

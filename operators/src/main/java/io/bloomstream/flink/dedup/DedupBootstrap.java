@@ -54,6 +54,11 @@ import org.apache.flink.streaming.api.datastream.DataStream;
  * ids' environment a Kryo serializer for those records that works on JDK 17 without {@code
  * --add-opens} (Kryo's own cannot create their private nested classes there).
  *
+ * <p>Flink's State Processor API runs the operator in a thread of its own whose failure, in Flink
+ * 2.2 and 2.3, can leave the job finished with a savepoint that holds no state for the operator:
+ * check that the written {@code _metadata} has the operator's subtask states before using it
+ * ({@code bloomstream bootstrap} does).
+ *
  * <p>Not supported (refused): event-time retention and {@link FirstBy#EVENT_TIME}, which judge ids
  * by their timestamps against a watermark a bootstrap has no good value for.
  */
