@@ -41,7 +41,7 @@ import org.apache.flink.util.OutputTag;
  * <p>What the operator emits (main and side outputs) is discarded. Watermarks are not passed on: a
  * bounded input ends with the final watermark, which would fire every event-time timer and leave a
  * watermark that makes every later event late; the operator sees none, as a job that has read no
- * timestamps yet. Processing time is the task's.
+ * timestamps yet. Processing time is the wall clock (the bootstrap task fires no timer of it).
  *
  * @param <IN> the input type
  */
@@ -58,10 +58,10 @@ public final class BootstrapOperator<IN>
     static final long CHECKPOINT_ID = 0L;
 
     private final OneInputStreamOperator<IN, ?> operator;
-    private final StreamTask<?, ?> task;
+    private final transient StreamTask<?, ?> task;
     private final long timestamp;
     private final Path savepointPath;
-    private final Output<StreamRecord<TaggedOperatorSubtaskState>> output;
+    private final transient Output<StreamRecord<TaggedOperatorSubtaskState>> output;
 
     private BootstrapOperator(
             OneInputStreamOperator<IN, ?> operator,
