@@ -40,6 +40,9 @@ class PackageRulesTest {
     private static final String SCREEN = "io.bloomstream.flink.screen..";
     private static final String COUNT = "io.bloomstream.flink.count..";
 
+    /** The bootstrap's classes (and their nested classes): a top-level name with "Bootstrap". */
+    private static final String BOOTSTRAP = ".*\\.[A-Za-z0-9]*Bootstrap[A-Za-z0-9]*(\\$.*)?";
+
     @Test
     void dedupScreenAndCountDoNotDependOnEachOther() {
         noClasses()
@@ -77,6 +80,38 @@ class PackageRulesTest {
                 .should()
                 .dependOnClassesThat()
                 .resideInAnyPackage(DEDUP, SCREEN, COUNT, "io.bloomstream.table..")
+                .check(LIBRARY);
+    }
+
+    /**
+     * flink-state-processor-api is {@code provided}: a job that does not call the bootstrap ({@code
+     * DedupBootstrap}) must not need it. Only the bootstrap's classes use it, and no other class of
+     * the library uses them.
+     */
+    @Test
+    void onlyTheBootstrapNeedsTheStateProcessorApi() {
+        noClasses()
+                .that()
+                .resideInAnyPackage(
+                        DEDUP,
+                        "io.bloomstream.flink.internal..",
+                        "io.bloomstream.flink.state..",
+                        "io.bloomstream.flink.typeutils..")
+                .and()
+                .haveNameNotMatching(BOOTSTRAP)
+                .should()
+                .dependOnClassesThat()
+                .resideInAPackage("org.apache.flink.state.api..")
+                .check(LIBRARY);
+        noClasses()
+                .that()
+                .haveNameNotMatching(BOOTSTRAP)
+                .should()
+                .dependOnClassesThat(
+                        JavaClass.Predicates.resideInAPackage("io.bloomstream..")
+                                .and(
+                                        com.tngtech.archunit.core.domain.properties.HasName
+                                                .Predicates.nameMatching(BOOTSTRAP)))
                 .check(LIBRARY);
     }
 

@@ -6,6 +6,7 @@ import io.bloomstream.jobs.console.JsonObjects;
 import io.bloomstream.jobs.console.Progress;
 import io.bloomstream.jobs.console.RunOptions;
 import io.bloomstream.jobs.sql.SqlCommand;
+import io.bloomstream.jobs.stream.BootstrapCommand;
 import io.bloomstream.jobs.stream.CountCommand;
 import io.bloomstream.jobs.stream.DedupCommand;
 import io.bloomstream.jobs.stream.FrontierCommand;
@@ -28,6 +29,7 @@ import picocli.CommandLine.Command;
             PlanCommand.class,
             BuildFilterCommand.class,
             DedupCommand.class,
+            BootstrapCommand.class,
             ScreenCommand.class,
             FrontierCommand.class,
             CountCommand.class,

@@ -193,6 +193,20 @@ public final class DedupCommand implements Callable<Integer> {
      * values is refused.
      */
     java.util.Map<String, String> stateSettings() {
+        return stateSettings(expectedItems, fpp, records, retention, timeField, exact);
+    }
+
+    /**
+     * The settings a {@code --state-dir} of {@code dedup} records, from the flags' values: {@code
+     * bootstrap --state-dir} writes the same, so that the dedup runs on its state check them.
+     */
+    static java.util.Map<String, String> stateSettings(
+            long expectedItems,
+            double fpp,
+            RecordFormat records,
+            Duration retention,
+            String timeField,
+            boolean exact) {
         java.util.Map<String, String> s = new java.util.LinkedHashMap<>();
         s.put("--expected-items", String.valueOf(expectedItems));
         s.put("--fpp", String.valueOf(fpp));
@@ -202,6 +216,39 @@ public final class DedupCommand implements Callable<Integer> {
         s.put("--exact", exact ? "true" : null);
         return s;
     }
+
+    /**
+     * The filters of the flags' values (retention in event time with a time field, else in
+     * processing time); a bad value is a usage error.
+     */
+    static DedupConfig config(
+            CommandLine.Model.CommandSpec spec,
+            long expectedItems,
+            double fpp,
+            boolean exact,
+            Duration retention,
+            String timeField) {
+        return Commands.config(
+                spec,
+                () -> {
+                    DedupConfig.Builder b =
+                            DedupConfig.builder()
+                                    .expectedItems(expectedItems)
+                                    .fpp(fpp)
+                                    .exact(exact);
+                    if (retention != null) {
+                        b.retention(
+                                retention,
+                                timeField == null
+                                        ? TimeDomain.PROCESSING_TIME
+                                        : TimeDomain.EVENT_TIME);
+                    }
+                    return b.build();
+                });
+    }
+
+    /** The id of a parsed record (its first value), as the dedup operator reads it. */
+    static final IdSelector<Parsed> ID = IdSelector.ofString(p -> p.values[0]);
 
     /** The health of each dedup operator of a local run (none on a cluster). */
     static java.util.List<FilterHealth> health(
@@ -241,24 +288,7 @@ public final class DedupCommand implements Callable<Integer> {
                     "--max-future-time must be >= 0, was " + EventTimes.text(future));
         }
         LineParser parser = timeField == null ? records.parser() : records.parser(timeField);
-        DedupConfig config =
-                Commands.config(
-                        spec,
-                        () -> {
-                            DedupConfig.Builder b =
-                                    DedupConfig.builder()
-                                            .expectedItems(expectedItems)
-                                            .fpp(fpp)
-                                            .exact(exact);
-                            if (retention != null) {
-                                b.retention(
-                                        retention,
-                                        timeField == null
-                                                ? TimeDomain.PROCESSING_TIME
-                                                : TimeDomain.EVENT_TIME);
-                            }
-                            return b.build();
-                        });
+        DedupConfig config = config(spec, expectedItems, fpp, exact, retention, timeField);
         return new Settings(
                 parser,
                 records.keyed(),
@@ -339,9 +369,8 @@ public final class DedupCommand implements Callable<Integer> {
     /** First occurrences of {@code values[0]}, per key or over the whole stream. */
     private static SingleOutputStreamOperator<Parsed> dedup(
             DataStream<Parsed> parsed, boolean perKey, DedupConfig config) {
-        IdSelector<Parsed> id = IdSelector.ofString(p -> p.values[0]);
         return perKey
-                ? BloomDedup.perKey(parsed.keyBy(p -> p.key, Types.STRING), id, config)
-                : BloomDedup.global(parsed, id, config);
+                ? BloomDedup.perKey(parsed.keyBy(p -> p.key, Types.STRING), ID, config)
+                : BloomDedup.global(parsed, ID, config);
     }
 }

@@ -168,18 +168,10 @@ public final class BloomDedup {
         public <T, K> SingleOutputStreamOperator<T> perKey(
                 KeyedStream<T, K> stream, IdSelector<T> id, DedupConfig config) {
             Objects.requireNonNull(stream, "stream");
-            config.checkFits(config.expectedItems(), false);
             return stream.transform(
                             uidPrefix,
                             stream.getType(),
-                            new DedupOperator<>(
-                                    function(
-                                            stream.getType(),
-                                            id,
-                                            config,
-                                            config.expectedItems(),
-                                            0),
-                                    config))
+                            BloomDedup.<K, T>perKeyOperator(stream.getType(), id, config))
                     .uid(uidPrefix);
         }
 
@@ -188,11 +180,7 @@ public final class BloomDedup {
         public <T> SingleOutputStreamOperator<T> global(
                 DataStream<T> stream, IdSelector<T> id, DedupConfig config) {
             Objects.requireNonNull(stream, "stream");
-            long perShard = itemsPerShard(config.expectedItems(), config.shards());
-            DedupOperator<Integer, T> operator =
-                    new DedupOperator<>(
-                            function(stream.getType(), id, config, perShard, config.shards()),
-                            config);
+            DedupOperator<Integer, T> operator = globalOperator(stream.getType(), id, config);
             Shards.Selector<T> shards = new Shards.Selector<>(id, config.shards(), config.hasher());
             if (!shards.by64()) { // state of 0.4 and before: routed by the id's shardHash
                 return stream.keyBy(shards, Types.INT)
@@ -224,6 +212,26 @@ public final class BloomDedup {
         public String toString() {
             return "BloomDedup.withUidPrefix(" + uidPrefix + ")";
         }
+    }
+
+    /**
+     * The dedup operator of {@link Named#perKey}: one filter per key, sized for {@link
+     * DedupConfig#expectedItems()} ids ({@link DedupBootstrap} runs the same).
+     */
+    static <K, T> DedupOperator<K, T> perKeyOperator(
+            TypeInformation<T> type, IdSelector<T> id, DedupConfig config) {
+        config.checkFits(config.expectedItems(), false);
+        return new DedupOperator<>(function(type, id, config, config.expectedItems(), 0), config);
+    }
+
+    /**
+     * The dedup operator of {@link Named#global}, keyed by shard: each shard's filter sized by
+     * {@link #itemsPerShard} ({@link DedupBootstrap} runs the same).
+     */
+    static <T> DedupOperator<Integer, T> globalOperator(
+            TypeInformation<T> type, IdSelector<T> id, DedupConfig config) {
+        long perShard = itemsPerShard(config.expectedItems(), config.shards());
+        return new DedupOperator<>(function(type, id, config, perShard, config.shards()), config);
     }
 
     private static <K, T> DedupFunction<K, T> function(
