@@ -1,0 +1,339 @@
+package io.bloomstream.jobs.tools;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.state.StateTtlConfig;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeinfo.BasicArrayTypeInfo;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.common.typeutils.CompositeTypeSerializerSnapshot;
+import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.api.common.typeutils.TypeSerializerSnapshot;
+import org.apache.flink.runtime.checkpoint.OperatorState;
+import org.apache.flink.runtime.state.StateBackend;
+import org.apache.flink.runtime.state.hashmap.HashMapStateBackend;
+import org.apache.flink.runtime.state.metainfo.StateMetaInfoSnapshot;
+import org.apache.flink.state.api.OperatorIdentifier;
+import org.apache.flink.state.api.SavepointReader;
+import org.apache.flink.state.api.functions.KeyedStateReaderFunction;
+import org.apache.flink.state.api.runtime.SavepointLoader;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.VarCharType;
+import org.apache.flink.util.Collector;
+
+/**
+ * Reads the keys of a Flink SQL {@code ROW_NUMBER} keep-first dedup ({@code SELECT ... FROM (SELECT
+ * *, ROW_NUMBER() OVER (PARTITION BY id ORDER BY proctime|rowtime) AS rn FROM t) WHERE rn = 1})
+ * from its savepoint or retained checkpoint, with the State Processor API: the ids that job has
+ * seen, as the input of a bootstrap, so that a bloomstream dedup that replaces it passes none of
+ * them again.
+ *
+ * <p>What it reads: the keyed value state {@value #STATE} that Flink's deduplicate functions keep
+ * (processing time: a {@code Boolean}; event time: the first row; their mini-batch variants the
+ * same), keyed by the {@code PARTITION BY} columns as a {@code RowData}. Each key whose state is
+ * there (and, with a state TTL, not expired at reading time, as the SQL job would see it) is one
+ * output. The value's serializer is taken from the savepoint itself, so the row type of an event
+ * time dedup need not be given; the key's column types must be (by default one nullable {@code
+ * STRING}), since Flink checks them against the savepoint's.
+ *
+ * <p>Which operator: a plain SQL job has no uids ({@code table.exec.uid.generation} is {@code
+ * PLAN_ONLY}), so its operators are known by the uid hashes Flink generated. Without {@link
+ * Builder#uidHash}, the reader takes the one operator of the savepoint that has a {@value #STATE}
+ * keyed state, and refuses a savepoint with none or several, listing them ({@link #candidates}).
+ *
+ * <p>Limits: only dedups that keep the first row (keep-last and Top-N keep other states); key
+ * columns of character string types; a savepoint in the canonical format, or a native one read with
+ * the backend that wrote it ({@link Builder#backend}); the synchronous state of Flink 2.3 and 2.2
+ * ({@code table.exec.async-state.enabled} false, the default). A key whose state expired but was
+ * not yet cleaned up is left out, as the SQL job would let that id through again.
+ */
+public final class RowNumberSavepoint {
+
+    /** The name of the keyed value state of Flink's deduplicate functions. */
+    public static final String STATE = "deduplicate-state";
+
+    private RowNumberSavepoint() {}
+
+    /** One operator of a savepoint that keeps a {@value #STATE} keyed state. */
+    public record Candidate(String uidHash, String name, int parallelism, int maxParallelism) {
+        @Override
+        public String toString() {
+            return uidHash + " (" + name + ", parallelism " + parallelism + ")";
+        }
+    }
+
+    /** The operators of the savepoint at {@code path} that have a {@value #STATE} keyed state. */
+    public static List<Candidate> candidates(String path) throws IOException {
+        List<Candidate> found = new ArrayList<>();
+        for (OperatorState op : SavepointLoader.loadSavepointMetadata(path).getOperatorStates()) {
+            if (hasKeyedState(op) && stateOf(path, op) != null) {
+                found.add(candidate(op));
+            }
+        }
+        return found;
+    }
+
+    private static boolean hasKeyedState(OperatorState op) {
+        return op.getStates().stream().anyMatch(s -> !s.getManagedKeyedState().isEmpty());
+    }
+
+    private static StateMetaInfoSnapshot stateOf(String path, OperatorState op) throws IOException {
+        Map<String, StateMetaInfoSnapshot> states =
+                SavepointLoader.loadOperatorStateMetadata(path, identifier(op));
+        return states.get(STATE);
+    }
+
+    private static OperatorIdentifier identifier(OperatorState op) {
+        return OperatorIdentifier.forUidHash(op.getOperatorID().toHexString());
+    }
+
+    private static Candidate candidate(OperatorState op) {
+        return new Candidate(
+                op.getOperatorID().toHexString(),
+                op.getOperatorName().orElse("unnamed"),
+                op.getParallelism(),
+                op.getMaxParallelism());
+    }
+
+    /** A reader of the savepoint (or retained checkpoint) at {@code path}. */
+    public static Builder reader(String path) {
+        if (path == null || path.isBlank()) {
+            throw new IllegalArgumentException("savepoint path must be given, was " + path);
+        }
+        return new Builder(path);
+    }
+
+    /** What to read, and how. */
+    public static final class Builder {
+        private final String path;
+        private String uidHash;
+        private Duration stateTtl;
+        private LogicalType[] keyTypes = {new VarCharType(VarCharType.MAX_LENGTH)};
+        private StateBackend backend = new HashMapStateBackend();
+
+        private Builder(String path) {
+            this.path = path;
+        }
+
+        /** The dedup operator's uid hash (32 hex digits); by default the one candidate. */
+        public Builder uidHash(String uidHash) {
+            if (uidHash == null || !uidHash.matches("[0-9a-fA-F]{32}")) {
+                throw new IllegalArgumentException("uidHash must be 32 hex digits, was " + uidHash);
+            }
+            this.uidHash = uidHash.toLowerCase(java.util.Locale.ROOT);
+            return this;
+        }
+
+        /**
+         * The SQL job's {@code table.exec.state.ttl}: required if its state has a TTL (and refused
+         * if it has none). Keys whose state was last written longer ago than this are left out.
+         */
+        public Builder stateTtl(Duration stateTtl) {
+            if (stateTtl == null || stateTtl.isNegative() || stateTtl.isZero()) {
+                throw new IllegalArgumentException("stateTtl must be positive, was " + stateTtl);
+            }
+            this.stateTtl = stateTtl;
+            return this;
+        }
+
+        /**
+         * The types of the {@code PARTITION BY} columns, in the key's order, exactly as the SQL job
+         * had them (nullability included): by default one nullable {@code STRING}. Each must be a
+         * character string.
+         */
+        public Builder keyTypes(LogicalType... keyTypes) {
+            if (keyTypes == null || keyTypes.length == 0) {
+                throw new IllegalArgumentException(
+                        "keyTypes must name at least one column, was " + Arrays.toString(keyTypes));
+            }
+            for (LogicalType t : keyTypes) {
+                if (!t.is(
+                        org.apache.flink.table.types.logical.LogicalTypeFamily.CHARACTER_STRING)) {
+                    throw new IllegalArgumentException(
+                            "keyTypes must be character strings, was " + Arrays.toString(keyTypes));
+                }
+            }
+            this.keyTypes = keyTypes.clone();
+            return this;
+        }
+
+        /**
+         * The state backend to read with: the default (heap) reads canonical savepoints of either
+         * backend; a native RocksDB savepoint or a RocksDB retained checkpoint needs RocksDB's.
+         */
+        public Builder backend(StateBackend backend) {
+            if (backend == null) {
+                throw new IllegalArgumentException("backend must be given, was null");
+            }
+            this.backend = backend;
+            return this;
+        }
+
+        /** The keys, each as its columns' values in the key's order (null for a null column). */
+        public DataStream<String[]> readKeys(StreamExecutionEnvironment env) throws IOException {
+            OperatorState op = operator();
+            StateMetaInfoSnapshot state = stateOf(path, op);
+            if (state == null) {
+                throw new IllegalArgumentException(
+                        "uidHash "
+                                + uidHash
+                                + " has no keyed state "
+                                + STATE
+                                + ": it is no ROW_NUMBER keep-first dedup; the savepoint's are: "
+                                + candidates(path));
+            }
+            TypeSerializer<Object> value = valueSerializer(state);
+            return SavepointReader.read(env, path, backend)
+                    .readKeyedState(
+                            identifier(op),
+                            new Keys(value, stateTtl, keyTypes.length),
+                            InternalTypeInfo.ofFields(keyTypes),
+                            BasicArrayTypeInfo.STRING_ARRAY_TYPE_INFO);
+        }
+
+        /** The ids of a dedup whose key is one string column. */
+        public DataStream<String> readIds(StreamExecutionEnvironment env) throws IOException {
+            if (keyTypes.length != 1) {
+                throw new IllegalArgumentException(
+                        "readIds reads a key of one column; keyTypes has "
+                                + keyTypes.length
+                                + ": use readKeys");
+            }
+            return readKeys(env).map(k -> k[0]).returns(Types.STRING).name("ids");
+        }
+
+        private OperatorState operator() throws IOException {
+            List<OperatorState> all =
+                    new ArrayList<>(
+                            SavepointLoader.loadSavepointMetadata(path).getOperatorStates());
+            if (uidHash != null) {
+                for (OperatorState op : all) {
+                    if (op.getOperatorID().toHexString().equals(uidHash)) {
+                        return op;
+                    }
+                }
+                throw new IllegalArgumentException(
+                        "uidHash "
+                                + uidHash
+                                + " is no operator of "
+                                + path
+                                + "; its operators with a "
+                                + STATE
+                                + " state are: "
+                                + candidates(path));
+            }
+            List<OperatorState> found = new ArrayList<>();
+            for (OperatorState op : all) {
+                if (hasKeyedState(op) && stateOf(path, op) != null) {
+                    found.add(op);
+                }
+            }
+            if (found.size() != 1) {
+                throw new IllegalArgumentException(
+                        path
+                                + " has "
+                                + found.size()
+                                + " operators with a "
+                                + STATE
+                                + " keyed state"
+                                + (found.isEmpty()
+                                        ? " (no ROW_NUMBER keep-first dedup)"
+                                        : ": "
+                                                + found.stream()
+                                                        .map(RowNumberSavepoint::candidate)
+                                                        .map(Candidate::toString)
+                                                        .collect(Collectors.joining(", "))
+                                                + "; give the uid hash of one"));
+            }
+            return found.get(0);
+        }
+
+        /** The state's value serializer as the savepoint has it, unwrapped from its TTL if any. */
+        @SuppressWarnings("unchecked")
+        private TypeSerializer<Object> valueSerializer(StateMetaInfoSnapshot state) {
+            TypeSerializerSnapshot<?> snapshot =
+                    state.getTypeSerializerSnapshot(
+                            StateMetaInfoSnapshot.CommonSerializerKeys.VALUE_SERIALIZER);
+            boolean ttl = snapshot.getClass().getName().endsWith("TtlSerializerSnapshot");
+            if (ttl && stateTtl == null) {
+                throw new IllegalArgumentException(
+                        "the "
+                                + STATE
+                                + " state of "
+                                + path
+                                + " has a TTL (the job set table.exec.state.ttl): give it as"
+                                + " stateTtl, so that expired ids are left out");
+            }
+            if (!ttl && stateTtl != null) {
+                throw new IllegalArgumentException(
+                        "stateTtl "
+                                + stateTtl
+                                + " was given but the "
+                                + STATE
+                                + " state of "
+                                + path
+                                + " has no TTL (the job did not set table.exec.state.ttl)");
+            }
+            if (ttl) {
+                // TtlSerializer(Long time stamp, user value)
+                snapshot =
+                        ((CompositeTypeSerializerSnapshot<?, ?>) snapshot)
+                                .getNestedSerializerSnapshots()[1];
+            }
+            return (TypeSerializer<Object>) snapshot.restoreSerializer();
+        }
+    }
+
+    /** Emits each key whose {@value #STATE} is set (and not expired). */
+    private static final class Keys extends KeyedStateReaderFunction<RowData, String[]> {
+        private static final long serialVersionUID = 1L;
+
+        private final TypeSerializer<Object> valueSerializer;
+        private final Duration ttl;
+        private final int columns;
+        private transient ValueState<Object> state;
+
+        Keys(TypeSerializer<Object> valueSerializer, Duration ttl, int columns) {
+            this.valueSerializer = valueSerializer;
+            this.ttl = ttl;
+            this.columns = columns;
+        }
+
+        @Override
+        public void open(OpenContext context) {
+            ValueStateDescriptor<Object> descriptor =
+                    new ValueStateDescriptor<>(STATE, valueSerializer);
+            if (ttl != null) {
+                descriptor.enableTimeToLive(
+                        StateTtlConfig.newBuilder(ttl)
+                                .setStateVisibility(
+                                        StateTtlConfig.StateVisibility.NeverReturnExpired)
+                                .build());
+            }
+            state = getRuntimeContext().getState(descriptor);
+        }
+
+        @Override
+        public void readKey(RowData key, Context ctx, Collector<String[]> out) throws Exception {
+            if (state.value() == null) {
+                return; // expired
+            }
+            String[] values = new String[columns];
+            for (int i = 0; i < columns; i++) {
+                values[i] = key.isNullAt(i) ? null : key.getString(i).toString();
+            }
+            out.collect(values);
+        }
+    }
+}

@@ -1,0 +1,221 @@
+package io.bloomstream.jobs.tools;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.bloomstream.jobs.Await;
+import io.bloomstream.jobs.io.HoldAtEnd;
+import io.bloomstream.jobs.io.InputProgress;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import java.util.stream.LongStream;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.api.connector.sink2.Sink;
+import org.apache.flink.api.connector.sink2.SinkWriter;
+import org.apache.flink.api.connector.sink2.WriterInitContext;
+import org.apache.flink.api.connector.source.lib.NumberSequenceSource;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.CoreOptions;
+import org.apache.flink.configuration.PipelineOptions;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.core.execution.SavepointFormatType;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.api.DataTypes;
+import org.apache.flink.table.api.Schema;
+import org.apache.flink.table.api.bridge.java.StreamTableEnvironment;
+import org.apache.flink.types.RowKind;
+import org.apache.flink.util.CloseableIterator;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A Flink SQL {@code ROW_NUMBER} keep-first dedup (plain SQL, no uid: the planner's generated uid
+ * hashes) is fed every id of 300 three times, stopped with a canonical savepoint, and {@link
+ * RowNumberSavepoint} reads its keys back: exactly the distinct ids fed, found without being told
+ * the operator's uid hash; with {@code table.exec.state.ttl} set too, and for an event-time dedup.
+ * Each job runs on its own local mini-cluster, at parallelism 2.
+ */
+class RowNumberSavepointITCase {
+
+    private static final int DISTINCT = 300;
+
+    private static final Duration WAIT = Duration.ofSeconds(120);
+
+    /** The ids each test's job wrote (its first rows), by run id. */
+    private static final ConcurrentHashMap<String, Set<String>> WRITTEN = new ConcurrentHashMap<>();
+
+    @TempDir Path tmp;
+
+    private static Set<String> distinctIds() {
+        return LongStream.range(0, DISTINCT)
+                .mapToObj(i -> "id-" + i)
+                .collect(Collectors.toCollection(TreeSet::new));
+    }
+
+    private static StreamExecutionEnvironment env() {
+        Configuration conf = new Configuration();
+        conf.set(CoreOptions.DEFAULT_PARALLELISM, 2);
+        conf.set(PipelineOptions.GENERIC_TYPES, false);
+        return StreamExecutionEnvironment.getExecutionEnvironment(conf);
+    }
+
+    /**
+     * Runs {@code query} (over a view {@code src(id, ts, proctime)} with each id three times, ts
+     * its position) until it wrote every distinct id, and stops it with a savepoint.
+     */
+    private String runAndSave(String runId, String ttl, String query) throws Exception {
+        StreamExecutionEnvironment env = env();
+        StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
+        if (ttl != null) {
+            tEnv.getConfig().set("table.exec.state.ttl", ttl);
+        }
+        DataStream<String> ids =
+                env.fromSource(
+                                new HoldAtEnd<>(
+                                        new NumberSequenceSource(0, 3L * DISTINCT - 1), runId),
+                                WatermarkStrategy.<Long>forMonotonousTimestamps()
+                                        .withTimestampAssigner((n, ts) -> n),
+                                "numbers",
+                                Types.LONG)
+                        .map(n -> "id-" + (n % DISTINCT))
+                        .returns(Types.STRING);
+        tEnv.createTemporaryView(
+                "src",
+                tEnv.fromDataStream(
+                                ids,
+                                Schema.newBuilder()
+                                        .column("f0", DataTypes.STRING())
+                                        .columnByMetadata(
+                                                "ts", DataTypes.TIMESTAMP_LTZ(3), "rowtime")
+                                        .columnByExpression("proctime", "PROCTIME()")
+                                        .watermark("ts", "SOURCE_WATERMARK()")
+                                        .build())
+                        .as("id", "ts", "proctime"));
+        WRITTEN.put(runId, ConcurrentHashMap.newKeySet());
+        tEnv.toChangelogStream(tEnv.sqlQuery(query))
+                .filter(r -> r.getKind() == RowKind.INSERT)
+                .map(r -> runId + "\t" + r.getField(0))
+                .returns(Types.STRING)
+                .sinkTo(new Written());
+        JobClient job = env.executeAsync("row-number-" + runId);
+        try {
+            Await.until(
+                    "every distinct id written",
+                    WAIT,
+                    Duration.ofMillis(50),
+                    () ->
+                            InputProgress.of(runId).allReadersAtEnd()
+                                    && WRITTEN.get(runId).size() >= DISTINCT);
+            return job.stopWithSavepoint(
+                            false, tmp.toUri().toString(), SavepointFormatType.CANONICAL)
+                    .get(2, TimeUnit.MINUTES);
+        } finally {
+            InputProgress.remove(runId);
+        }
+    }
+
+    private static final String PROCTIME_KEEP_FIRST =
+            "SELECT id FROM (SELECT id, ROW_NUMBER() OVER (PARTITION BY id ORDER BY proctime)"
+                    + " AS rn FROM src) WHERE rn = 1";
+
+    private static final String ROWTIME_KEEP_FIRST =
+            "SELECT id FROM (SELECT id, ROW_NUMBER() OVER (PARTITION BY id ORDER BY ts) AS rn"
+                    + " FROM src) WHERE rn = 1";
+
+    private static Set<String> collect(DataStream<String> ids) throws Exception {
+        List<String> out = new ArrayList<>();
+        try (CloseableIterator<String> it = ids.executeAndCollect("read ids")) {
+            it.forEachRemaining(out::add);
+        }
+        assertThat(out).as("each id read once").doesNotHaveDuplicates();
+        return new TreeSet<>(out);
+    }
+
+    @Test
+    void readsTheKeysOfAProcessingTimeKeepFirstDedup() throws Exception {
+        String savepoint = runAndSave("proctime", null, PROCTIME_KEEP_FIRST);
+        assertThat(WRITTEN.get("proctime")).isEqualTo(distinctIds());
+
+        List<RowNumberSavepoint.Candidate> found = RowNumberSavepoint.candidates(savepoint);
+        assertThat(found).hasSize(1);
+        assertThat(found.get(0).name()).contains("Deduplicate");
+
+        assertThat(collect(RowNumberSavepoint.reader(savepoint).readIds(env())))
+                .isEqualTo(distinctIds());
+        // the same with the uid hash given
+        assertThat(
+                        collect(
+                                RowNumberSavepoint.reader(savepoint)
+                                        .uidHash(found.get(0).uidHash())
+                                        .readIds(env())))
+                .isEqualTo(distinctIds());
+    }
+
+    @Test
+    void readsTheKeysOfADedupWithStateTtl() throws Exception {
+        String savepoint = runAndSave("ttl", "1 h", PROCTIME_KEEP_FIRST);
+
+        assertThat(
+                        collect(
+                                RowNumberSavepoint.reader(savepoint)
+                                        .stateTtl(Duration.ofHours(1))
+                                        .readIds(env())))
+                .isEqualTo(distinctIds());
+        assertThatThrownBy(() -> RowNumberSavepoint.reader(savepoint).readIds(env()))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("table.exec.state.ttl");
+    }
+
+    @Test
+    void readsTheKeysOfAnEventTimeKeepFirstDedup() throws Exception {
+        String savepoint = runAndSave("rowtime", null, ROWTIME_KEEP_FIRST);
+
+        assertThat(collect(RowNumberSavepoint.reader(savepoint).readIds(env())))
+                .isEqualTo(distinctIds());
+    }
+
+    @Test
+    void refusesAUidHashThatIsNoDedupListingTheCandidates() throws Exception {
+        String savepoint = runAndSave("wrong-hash", null, PROCTIME_KEEP_FIRST);
+        String dedup = RowNumberSavepoint.candidates(savepoint).get(0).uidHash();
+
+        assertThatThrownBy(
+                        () ->
+                                RowNumberSavepoint.reader(savepoint)
+                                        .uidHash("0123456789abcdef0123456789abcdef")
+                                        .readIds(env()))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining(dedup);
+    }
+
+    /** Adds each "run\tid" to {@link #WRITTEN}. */
+    private static final class Written implements Sink<String> {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        public SinkWriter<String> createWriter(WriterInitContext context) {
+            return new SinkWriter<>() {
+                @Override
+                public void write(String line, Context ctx) {
+                    int tab = line.indexOf('\t');
+                    WRITTEN.get(line.substring(0, tab)).add(line.substring(tab + 1));
+                }
+
+                @Override
+                public void flush(boolean endOfInput) {}
+
+                @Override
+                public void close() {}
+            };
+        }
+    }
+}
