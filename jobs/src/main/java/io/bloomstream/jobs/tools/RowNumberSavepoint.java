@@ -39,18 +39,21 @@ import org.apache.flink.util.Collector;
  * seen, as the input of a bootstrap, so that a bloomstream dedup that replaces it passes none of
  * them again.
  *
- * <p>What it reads: the keyed value state {@value #STATE} that Flink's deduplicate functions keep
- * (processing time: a {@code Boolean}; event time: the first row; their mini-batch variants the
- * same), keyed by the {@code PARTITION BY} columns as a {@code RowData}. Each key whose state is
- * there (and, with a state TTL, not expired at reading time, as the SQL job would see it) is one
- * output. The value's serializer is taken from the savepoint itself, so the row type of an event
- * time dedup need not be given; the key's column types must be (by default one nullable {@code
+ * <p>What it reads: a keyed value state of Flink's deduplicate functions, keyed by the {@code
+ * PARTITION BY} columns as a {@code RowData}: {@value #PROCTIME_STATE} (processing time, a {@code
+ * Boolean}; the mini-batch variant and the event-time {@code RowTimeDeduplicateFunction}, the first
+ * row, the same name) or {@value #ROWTIME_STATE} (Flink 2.2 and 2.3's event-time keep-first, {@code
+ * RowTimeDeduplicateKeepFirstRowFunction}: the ids whose first row was emitted; a first row still
+ * waiting for the watermark in {@code waiting-to-emit-on-timer} was never emitted, and is not
+ * read). Each key whose state is there (and, with a state TTL, not expired at reading time, as the
+ * SQL job would see it) is one output. The value's serializer is taken from the savepoint itself,
+ * so a row type need not be given; the key's column types must be (by default one nullable {@code
  * STRING}), since Flink checks them against the savepoint's.
  *
  * <p>Which operator: a plain SQL job has no uids ({@code table.exec.uid.generation} is {@code
  * PLAN_ONLY}), so its operators are known by the uid hashes Flink generated. Without {@link
- * Builder#uidHash}, the reader takes the one operator of the savepoint that has a {@value #STATE}
- * keyed state, and refuses a savepoint with none or several, listing them ({@link #candidates}).
+ * Builder#uidHash}, the reader takes the one operator of the savepoint that has one of those keyed
+ * states, and refuses a savepoint with none or several, listing them ({@link #candidates}).
  *
  * <p>Limits: only dedups that keep the first row (keep-last and Top-N keep other states); key
  * columns of character string types; a savepoint in the canonical format, or a native one read with
@@ -60,25 +63,32 @@ import org.apache.flink.util.Collector;
  */
 public final class RowNumberSavepoint {
 
-    /** The name of the keyed value state of Flink's deduplicate functions. */
-    public static final String STATE = "deduplicate-state";
+    /** The keyed value state of Flink's processing-time (and older event-time) dedup. */
+    public static final String PROCTIME_STATE = "deduplicate-state";
+
+    /** The keyed value state of Flink 2.x's event-time keep-first dedup: the ids emitted. */
+    public static final String ROWTIME_STATE = "already-emitted-state-boolean";
 
     private RowNumberSavepoint() {}
 
-    /** One operator of a savepoint that keeps a {@value #STATE} keyed state. */
-    public record Candidate(String uidHash, String name, int parallelism, int maxParallelism) {
+    /**
+     * One operator of a savepoint that keeps a dedup's keyed state: its uid hash, name (such as
+     * {@code Deduplicate[4]}), parallelism and the name of the state read.
+     */
+    public record Candidate(String uidHash, String name, int parallelism, String state) {
         @Override
         public String toString() {
-            return uidHash + " (" + name + ", parallelism " + parallelism + ")";
+            return uidHash + " (" + name + ", parallelism " + parallelism + ", " + state + ")";
         }
     }
 
-    /** The operators of the savepoint at {@code path} that have a {@value #STATE} keyed state. */
+    /** The operators of the savepoint at {@code path} that have a dedup's keyed state. */
     public static List<Candidate> candidates(String path) throws IOException {
         List<Candidate> found = new ArrayList<>();
         for (OperatorState op : SavepointLoader.loadSavepointMetadata(path).getOperatorStates()) {
-            if (hasKeyedState(op) && stateOf(path, op) != null) {
-                found.add(candidate(op));
+            StateMetaInfoSnapshot state = hasKeyedState(op) ? stateOf(path, op) : null;
+            if (state != null) {
+                found.add(candidate(op, state.getName()));
             }
         }
         return found;
@@ -91,19 +101,20 @@ public final class RowNumberSavepoint {
     private static StateMetaInfoSnapshot stateOf(String path, OperatorState op) throws IOException {
         Map<String, StateMetaInfoSnapshot> states =
                 SavepointLoader.loadOperatorStateMetadata(path, identifier(op));
-        return states.get(STATE);
+        StateMetaInfoSnapshot state = states.get(PROCTIME_STATE);
+        return state != null ? state : states.get(ROWTIME_STATE);
     }
 
     private static OperatorIdentifier identifier(OperatorState op) {
         return OperatorIdentifier.forUidHash(op.getOperatorID().toHexString());
     }
 
-    private static Candidate candidate(OperatorState op) {
+    private static Candidate candidate(OperatorState op, String state) {
         return new Candidate(
                 op.getOperatorID().toHexString(),
                 op.getOperatorName().orElse("unnamed"),
                 op.getParallelism(),
-                op.getMaxParallelism());
+                state);
     }
 
     /** A reader of the savepoint (or retained checkpoint) at {@code path}. */
@@ -188,8 +199,10 @@ public final class RowNumberSavepoint {
                 throw new IllegalArgumentException(
                         "uidHash "
                                 + uidHash
-                                + " has no keyed state "
-                                + STATE
+                                + " has neither keyed state "
+                                + PROCTIME_STATE
+                                + " nor "
+                                + ROWTIME_STATE
                                 + ": it is no ROW_NUMBER keep-first dedup; the savepoint's are: "
                                 + candidates(path));
             }
@@ -197,7 +210,7 @@ public final class RowNumberSavepoint {
             return SavepointReader.read(env, path, backend)
                     .readKeyedState(
                             identifier(op),
-                            new Keys(value, stateTtl, keyTypes.length),
+                            new Keys(state.getName(), value, stateTtl, keyTypes.length),
                             InternalTypeInfo.ofFields(keyTypes),
                             BasicArrayTypeInfo.STRING_ARRAY_TYPE_INFO);
         }
@@ -228,15 +241,16 @@ public final class RowNumberSavepoint {
                                 + uidHash
                                 + " is no operator of "
                                 + path
-                                + "; its operators with a "
-                                + STATE
-                                + " state are: "
+                                + "; its dedup operators are: "
                                 + candidates(path));
             }
             List<OperatorState> found = new ArrayList<>();
+            List<Candidate> described = new ArrayList<>();
             for (OperatorState op : all) {
-                if (hasKeyedState(op) && stateOf(path, op) != null) {
+                StateMetaInfoSnapshot state = hasKeyedState(op) ? stateOf(path, op) : null;
+                if (state != null) {
                     found.add(op);
+                    described.add(candidate(op, state.getName()));
                 }
             }
             if (found.size() != 1) {
@@ -244,19 +258,41 @@ public final class RowNumberSavepoint {
                         path
                                 + " has "
                                 + found.size()
-                                + " operators with a "
-                                + STATE
-                                + " keyed state"
+                                + " operators with a dedup's keyed state ("
+                                + PROCTIME_STATE
+                                + " or "
+                                + ROWTIME_STATE
+                                + ")"
                                 + (found.isEmpty()
-                                        ? " (no ROW_NUMBER keep-first dedup)"
+                                        ? " (no ROW_NUMBER keep-first dedup); its keyed"
+                                                + " operators: "
+                                                + keyedOperators(all)
                                         : ": "
-                                                + found.stream()
-                                                        .map(RowNumberSavepoint::candidate)
+                                                + described.stream()
                                                         .map(Candidate::toString)
                                                         .collect(Collectors.joining(", "))
                                                 + "; give the uid hash of one"));
             }
             return found.get(0);
+        }
+
+        /** Each operator with keyed state, with its states' names. */
+        private String keyedOperators(List<OperatorState> all) throws IOException {
+            List<String> listed = new ArrayList<>();
+            for (OperatorState op : all) {
+                if (hasKeyedState(op)) {
+                    listed.add(
+                            op.getOperatorID().toHexString()
+                                    + " ("
+                                    + op.getOperatorName().orElse("unnamed")
+                                    + ") "
+                                    + new java.util.TreeSet<>(
+                                            SavepointLoader.loadOperatorStateMetadata(
+                                                            path, identifier(op))
+                                                    .keySet()));
+                }
+            }
+            return listed.isEmpty() ? "none" : String.join(", ", listed);
         }
 
         /** The state's value serializer as the savepoint has it, unwrapped from its TTL if any. */
@@ -269,7 +305,7 @@ public final class RowNumberSavepoint {
             if (ttl && stateTtl == null) {
                 throw new IllegalArgumentException(
                         "the "
-                                + STATE
+                                + state.getName()
                                 + " state of "
                                 + path
                                 + " has a TTL (the job set table.exec.state.ttl): give it as"
@@ -280,7 +316,7 @@ public final class RowNumberSavepoint {
                         "stateTtl "
                                 + stateTtl
                                 + " was given but the "
-                                + STATE
+                                + state.getName()
                                 + " state of "
                                 + path
                                 + " has no TTL (the job did not set table.exec.state.ttl)");
@@ -295,16 +331,18 @@ public final class RowNumberSavepoint {
         }
     }
 
-    /** Emits each key whose {@value #STATE} is set (and not expired). */
+    /** Emits each key whose state is set (and not expired). */
     private static final class Keys extends KeyedStateReaderFunction<RowData, String[]> {
         private static final long serialVersionUID = 1L;
 
+        private final String name;
         private final TypeSerializer<Object> valueSerializer;
         private final Duration ttl;
         private final int columns;
         private transient ValueState<Object> state;
 
-        Keys(TypeSerializer<Object> valueSerializer, Duration ttl, int columns) {
+        Keys(String name, TypeSerializer<Object> valueSerializer, Duration ttl, int columns) {
+            this.name = name;
             this.valueSerializer = valueSerializer;
             this.ttl = ttl;
             this.columns = columns;
@@ -313,7 +351,7 @@ public final class RowNumberSavepoint {
         @Override
         public void open(OpenContext context) {
             ValueStateDescriptor<Object> descriptor =
-                    new ValueStateDescriptor<>(STATE, valueSerializer);
+                    new ValueStateDescriptor<>(name, valueSerializer);
             if (ttl != null) {
                 descriptor.enableTimeToLive(
                         StateTtlConfig.newBuilder(ttl)

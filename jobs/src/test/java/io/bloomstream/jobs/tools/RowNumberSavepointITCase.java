@@ -41,8 +41,8 @@ import org.junit.jupiter.api.io.TempDir;
  * A Flink SQL {@code ROW_NUMBER} keep-first dedup (plain SQL, no uid: the planner's generated uid
  * hashes) is fed every id of 300 three times, stopped with a canonical savepoint, and {@link
  * RowNumberSavepoint} reads its keys back: exactly the distinct ids fed, found without being told
- * the operator's uid hash; with {@code table.exec.state.ttl} set too, and for an event-time dedup.
- * Each job runs on its own local mini-cluster, at parallelism 2.
+ * the operator's uid hash; with {@code table.exec.state.ttl} set too, and for an event-time dedup
+ * (with a TTL). Each job runs on its own local mini-cluster, at parallelism 2.
  */
 class RowNumberSavepointITCase {
 
@@ -148,6 +148,7 @@ class RowNumberSavepointITCase {
         List<RowNumberSavepoint.Candidate> found = RowNumberSavepoint.candidates(savepoint);
         assertThat(found).hasSize(1);
         assertThat(found.get(0).name()).contains("Deduplicate");
+        assertThat(found.get(0).state()).isEqualTo(RowNumberSavepoint.PROCTIME_STATE);
 
         assertThat(collect(RowNumberSavepoint.reader(savepoint).readIds(env())))
                 .isEqualTo(distinctIds());
@@ -176,10 +177,18 @@ class RowNumberSavepointITCase {
     }
 
     @Test
-    void readsTheKeysOfAnEventTimeKeepFirstDedup() throws Exception {
-        String savepoint = runAndSave("rowtime", null, ROWTIME_KEEP_FIRST);
+    void readsTheEmittedKeysOfAnEventTimeKeepFirstDedupWithStateTtl() throws Exception {
+        String savepoint = runAndSave("rowtime", "1 h", ROWTIME_KEEP_FIRST);
+        assertThat(WRITTEN.get("rowtime")).isEqualTo(distinctIds());
 
-        assertThat(collect(RowNumberSavepoint.reader(savepoint).readIds(env())))
+        List<RowNumberSavepoint.Candidate> found = RowNumberSavepoint.candidates(savepoint);
+        assertThat(found).hasSize(1);
+        assertThat(found.get(0).state()).isEqualTo(RowNumberSavepoint.ROWTIME_STATE);
+        assertThat(
+                        collect(
+                                RowNumberSavepoint.reader(savepoint)
+                                        .stateTtl(Duration.ofHours(1))
+                                        .readIds(env())))
                 .isEqualTo(distinctIds());
     }
 
