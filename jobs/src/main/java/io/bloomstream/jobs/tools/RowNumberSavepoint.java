@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.stream.Collectors;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.StateTtlConfig;
@@ -28,6 +29,7 @@ import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
+import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.VarCharType;
 import org.apache.flink.util.Collector;
@@ -47,8 +49,9 @@ import org.apache.flink.util.Collector;
  * waiting for the watermark in {@code waiting-to-emit-on-timer} was never emitted, and is not
  * read). Each key whose state is there (and, with a state TTL, not expired at reading time, as the
  * SQL job would see it) is one output. The value's serializer is taken from the savepoint itself,
- * so a row type need not be given; the key's column types must be (by default one nullable {@code
- * STRING}), since Flink checks them against the savepoint's.
+ * so a row type need not be given; the key's columns are taken as {@code STRING}s, as many as the
+ * savepoint's key has, nullable or not as its key serializer accepts (other character types must be
+ * given, {@link Builder#keyTypes}), since Flink checks them against the savepoint's.
  *
  * <p>Which operator: a plain SQL job has no uids ({@code table.exec.uid.generation} is {@code
  * PLAN_ONLY}), so its operators are known by the uid hashes Flink generated. Without {@link
@@ -56,10 +59,10 @@ import org.apache.flink.util.Collector;
  * states, and refuses a savepoint with none or several, listing them ({@link #candidates}).
  *
  * <p>Limits: only dedups that keep the first row (keep-last and Top-N keep other states); key
- * columns of character string types; a savepoint in the canonical format, or a native one read with
- * the backend that wrote it ({@link Builder#backend}); the synchronous state of Flink 2.3 and 2.2
- * ({@code table.exec.async-state.enabled} false, the default). A key whose state expired but was
- * not yet cleaned up is left out, as the SQL job would let that id through again.
+ * columns of character string types; a savepoint in the canonical format (a native RocksDB
+ * savepoint or checkpoint is refused, naming the format); the synchronous state of Flink 2.3 and
+ * 2.2 ({@code table.exec.async-state.enabled} false, the default). A key whose state expired but
+ * was not yet cleaned up is left out, as the SQL job would let that id through again.
  */
 public final class RowNumberSavepoint {
 
@@ -86,7 +89,7 @@ public final class RowNumberSavepoint {
     public static List<Candidate> candidates(String path) throws IOException {
         List<Candidate> found = new ArrayList<>();
         for (OperatorState op : SavepointLoader.loadSavepointMetadata(path).getOperatorStates()) {
-            StateMetaInfoSnapshot state = hasKeyedState(op) ? stateOf(path, op) : null;
+            StateMetaInfoSnapshot state = stateOf(op);
             if (state != null) {
                 found.add(candidate(op, state.getName()));
             }
@@ -94,13 +97,13 @@ public final class RowNumberSavepoint {
         return found;
     }
 
-    private static boolean hasKeyedState(OperatorState op) {
-        return op.getStates().stream().anyMatch(s -> !s.getManagedKeyedState().isEmpty());
-    }
-
-    private static StateMetaInfoSnapshot stateOf(String path, OperatorState op) throws IOException {
-        Map<String, StateMetaInfoSnapshot> states =
-                SavepointLoader.loadOperatorStateMetadata(path, identifier(op));
+    /** The dedup state of {@code op}, or null. */
+    private static StateMetaInfoSnapshot stateOf(OperatorState op) throws IOException {
+        Optional<KeyedStateMeta> meta = KeyedStateMeta.of(op);
+        if (meta.isEmpty()) {
+            return null;
+        }
+        Map<String, StateMetaInfoSnapshot> states = meta.get().states();
         StateMetaInfoSnapshot state = states.get(PROCTIME_STATE);
         return state != null ? state : states.get(ROWTIME_STATE);
     }
@@ -130,7 +133,7 @@ public final class RowNumberSavepoint {
         private final String path;
         private String uidHash;
         private Duration stateTtl;
-        private LogicalType[] keyTypes = {new VarCharType(VarCharType.MAX_LENGTH)};
+        private LogicalType[] keyTypes;
         private StateBackend backend = new HashMapStateBackend();
 
         private Builder(String path) {
@@ -159,9 +162,10 @@ public final class RowNumberSavepoint {
         }
 
         /**
-         * The types of the {@code PARTITION BY} columns, in the key's order, exactly as the SQL job
-         * had them (nullability included): by default one nullable {@code STRING}. Each must be a
-         * character string.
+         * The types of the {@code PARTITION BY} columns, in the key's order ({@link #readKeys}),
+         * exactly as the SQL job had them (nullability included). By default {@code STRING}
+         * columns, as many as the key has, each nullable or not as the savepoint's key serializer
+         * accepts. Each must be a character string.
          */
         public Builder keyTypes(LogicalType... keyTypes) {
             if (keyTypes == null || keyTypes.length == 0) {
@@ -180,8 +184,8 @@ public final class RowNumberSavepoint {
         }
 
         /**
-         * The state backend to read with: the default (heap) reads canonical savepoints of either
-         * backend; a native RocksDB savepoint or a RocksDB retained checkpoint needs RocksDB's.
+         * The state backend to read with: by default the heap's, which reads canonical savepoints
+         * of either backend.
          */
         public Builder backend(StateBackend backend) {
             if (backend == null) {
@@ -191,10 +195,14 @@ public final class RowNumberSavepoint {
             return this;
         }
 
-        /** The keys, each as its columns' values in the key's order (null for a null column). */
+        /**
+         * The keys, each as its columns' values (null for a null column) in the key's order: that
+         * of the columns in the dedup's input, which is not always the order of {@code PARTITION
+         * BY} (Flink keeps the partition keys as a set of field indexes, ascending).
+         */
         public DataStream<String[]> readKeys(StreamExecutionEnvironment env) throws IOException {
             OperatorState op = operator();
-            StateMetaInfoSnapshot state = stateOf(path, op);
+            StateMetaInfoSnapshot state = stateOf(op);
             if (state == null) {
                 throw new IllegalArgumentException(
                         "uidHash "
@@ -210,17 +218,18 @@ public final class RowNumberSavepoint {
             return SavepointReader.read(env, path, backend)
                     .readKeyedState(
                             identifier(op),
-                            new Keys(state.getName(), value, stateTtl, keyTypes.length),
-                            InternalTypeInfo.ofFields(keyTypes),
+                            new Keys(state.getName(), value, stateTtl, keyTypes(op).length),
+                            InternalTypeInfo.ofFields(keyTypes(op)),
                             BasicArrayTypeInfo.STRING_ARRAY_TYPE_INFO);
         }
 
         /** The ids of a dedup whose key is one string column. */
         public DataStream<String> readIds(StreamExecutionEnvironment env) throws IOException {
-            if (keyTypes.length != 1) {
+            int columns = keyTypes(operator()).length;
+            if (columns != 1) {
                 throw new IllegalArgumentException(
-                        "readIds reads a key of one column; keyTypes has "
-                                + keyTypes.length
+                        "readIds reads a key of one column; the dedup's key has "
+                                + columns
                                 + ": use readKeys");
             }
             return readKeys(env).map(k -> k[0]).returns(Types.STRING).name("ids");
@@ -247,7 +256,7 @@ public final class RowNumberSavepoint {
             List<OperatorState> found = new ArrayList<>();
             List<Candidate> described = new ArrayList<>();
             for (OperatorState op : all) {
-                StateMetaInfoSnapshot state = hasKeyedState(op) ? stateOf(path, op) : null;
+                StateMetaInfoSnapshot state = stateOf(op);
                 if (state != null) {
                     found.add(op);
                     described.add(candidate(op, state.getName()));
@@ -276,20 +285,68 @@ public final class RowNumberSavepoint {
             return found.get(0);
         }
 
+        /**
+         * The key's types: those given, or STRING columns, as many as the savepoint's key has, with
+         * the first nullability (all nullable first) that its key serializer accepts.
+         */
+        private LogicalType[] keyTypes(OperatorState op) throws IOException {
+            TypeSerializerSnapshot<?> old = KeyedStateMeta.of(op).orElseThrow().keySerializer();
+            if (keyTypes != null) {
+                if (!accepts(old, keyTypes)) {
+                    throw new IllegalArgumentException(
+                            "keyTypes "
+                                    + Arrays.toString(keyTypes)
+                                    + " are not the key of the dedup in "
+                                    + path
+                                    + " (Flink's key serializer refuses them)");
+                }
+                return keyTypes;
+            }
+            TypeSerializer<?> restored = old.restoreSerializer();
+            int columns =
+                    restored instanceof RowDataSerializer
+                            ? ((RowDataSerializer) restored).getArity()
+                            : 0;
+            for (int nulls = 0; columns > 0 && columns <= 8 && nulls < 1 << columns; nulls++) {
+                LogicalType[] types = new LogicalType[columns];
+                for (int i = 0; i < columns; i++) {
+                    types[i] = new VarCharType((nulls & (1 << i)) == 0, VarCharType.MAX_LENGTH);
+                }
+                if (accepts(old, types)) {
+                    return types;
+                }
+            }
+            throw new IllegalArgumentException(
+                    "the key of the dedup in "
+                            + path
+                            + " ("
+                            + restored.getClass().getSimpleName()
+                            + ", "
+                            + columns
+                            + " columns) is not STRING columns: give its types as keyTypes");
+        }
+
+        @SuppressWarnings({"unchecked", "rawtypes"})
+        private static boolean accepts(TypeSerializerSnapshot<?> old, LogicalType[] types) {
+            TypeSerializerSnapshot<RowData> now =
+                    new RowDataSerializer(types).snapshotConfiguration();
+            return !now.resolveSchemaCompatibility((TypeSerializerSnapshot) old).isIncompatible()
+                    && !now.resolveSchemaCompatibility((TypeSerializerSnapshot) old)
+                            .isCompatibleAfterMigration();
+        }
+
         /** Each operator with keyed state, with its states' names. */
         private String keyedOperators(List<OperatorState> all) throws IOException {
             List<String> listed = new ArrayList<>();
             for (OperatorState op : all) {
-                if (hasKeyedState(op)) {
+                Optional<KeyedStateMeta> meta = KeyedStateMeta.of(op);
+                if (meta.isPresent()) {
                     listed.add(
                             op.getOperatorID().toHexString()
                                     + " ("
                                     + op.getOperatorName().orElse("unnamed")
                                     + ") "
-                                    + new java.util.TreeSet<>(
-                                            SavepointLoader.loadOperatorStateMetadata(
-                                                            path, identifier(op))
-                                                    .keySet()));
+                                    + new java.util.TreeSet<>(meta.get().states().keySet()));
                 }
             }
             return listed.isEmpty() ? "none" : String.join(", ", listed);

@@ -193,6 +193,36 @@ class RowNumberSavepointITCase {
     }
 
     @Test
+    void readsAKeyOfTwoColumns() throws Exception {
+        String savepoint =
+                runAndSave(
+                        "two-columns",
+                        null,
+                        "SELECT id FROM (SELECT id, k, ROW_NUMBER() OVER (PARTITION BY k, id ORDER"
+                                + " BY proctime) AS rn FROM (SELECT id, proctime,"
+                                + " CAST(CHAR_LENGTH(id) AS STRING) AS k FROM src)) WHERE rn = 1");
+
+        List<String> keys = new ArrayList<>();
+        try (CloseableIterator<String[]> it =
+                RowNumberSavepoint.reader(savepoint)
+                        .readKeys(env())
+                        .executeAndCollect("read keys")) {
+            it.forEachRemaining(k -> keys.add(k[0] + "/" + k[1]));
+        }
+        // the key's columns come in the order of the dedup's input (id, then k), not of PARTITION
+        // BY
+        Set<String> expected = new TreeSet<>();
+        for (String id : distinctIds()) {
+            expected.add(id + "/" + id.length());
+        }
+        assertThat(keys).doesNotHaveDuplicates();
+        assertThat(new TreeSet<>(keys)).isEqualTo(expected);
+        assertThatThrownBy(() -> RowNumberSavepoint.reader(savepoint).readIds(env()))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("readKeys");
+    }
+
+    @Test
     void refusesAUidHashThatIsNoDedupListingTheCandidates() throws Exception {
         String savepoint = runAndSave("wrong-hash", null, PROCTIME_KEEP_FIRST);
         String dedup = RowNumberSavepoint.candidates(savepoint).get(0).uidHash();
