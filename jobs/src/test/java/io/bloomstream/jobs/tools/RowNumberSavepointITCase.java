@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
@@ -42,7 +43,8 @@ import org.junit.jupiter.api.io.TempDir;
  * hashes) is fed every id of 300 three times, stopped with a canonical savepoint, and {@link
  * RowNumberSavepoint} reads its keys back: exactly the distinct ids fed, found without being told
  * the operator's uid hash; with {@code table.exec.state.ttl} set too, and for an event-time dedup
- * (with a TTL). Each job runs on its own local mini-cluster, at parallelism 2.
+ * (with a TTL), a mini-batch dedup on RocksDB, and a key of two columns; a native RocksDB savepoint
+ * is refused. Each job runs on its own local mini-cluster, at parallelism 2.
  */
 class RowNumberSavepointITCase {
 
@@ -62,7 +64,12 @@ class RowNumberSavepointITCase {
     }
 
     private static StreamExecutionEnvironment env() {
-        Configuration conf = new Configuration();
+        return env(Map.of());
+    }
+
+    /** A local environment at parallelism 2 with {@code options} (job and table options). */
+    private static StreamExecutionEnvironment env(Map<String, String> options) {
+        Configuration conf = Configuration.fromMap(options);
         conf.set(CoreOptions.DEFAULT_PARALLELISM, 2);
         conf.set(PipelineOptions.GENERIC_TYPES, false);
         return StreamExecutionEnvironment.getExecutionEnvironment(conf);
@@ -70,14 +77,18 @@ class RowNumberSavepointITCase {
 
     /**
      * Runs {@code query} (over a view {@code src(id, ts, proctime)} with each id three times, ts
-     * its position) until it wrote every distinct id, and stops it with a savepoint.
+     * its position) until it wrote every distinct id, and stops it with a canonical savepoint.
      */
-    private String runAndSave(String runId, String ttl, String query) throws Exception {
-        StreamExecutionEnvironment env = env();
+    private String runAndSave(String runId, Map<String, String> options, String query)
+            throws Exception {
+        return runAndSave(runId, options, SavepointFormatType.CANONICAL, query);
+    }
+
+    private String runAndSave(
+            String runId, Map<String, String> options, SavepointFormatType format, String query)
+            throws Exception {
+        StreamExecutionEnvironment env = env(options);
         StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
-        if (ttl != null) {
-            tEnv.getConfig().set("table.exec.state.ttl", ttl);
-        }
         DataStream<String> ids =
                 env.fromSource(
                                 new HoldAtEnd<>(
@@ -115,13 +126,16 @@ class RowNumberSavepointITCase {
                     () ->
                             InputProgress.of(runId).allReadersAtEnd()
                                     && WRITTEN.get(runId).size() >= DISTINCT);
-            return job.stopWithSavepoint(
-                            false, tmp.toUri().toString(), SavepointFormatType.CANONICAL)
+            return job.stopWithSavepoint(false, tmp.toUri().toString(), format)
                     .get(2, TimeUnit.MINUTES);
         } finally {
             InputProgress.remove(runId);
         }
     }
+
+    private static final Map<String, String> TTL_1H = Map.of("table.exec.state.ttl", "1 h");
+
+    private static final Map<String, String> ROCKSDB = Map.of("state.backend.type", "rocksdb");
 
     private static final String PROCTIME_KEEP_FIRST =
             "SELECT id FROM (SELECT id, ROW_NUMBER() OVER (PARTITION BY id ORDER BY proctime)"
@@ -142,7 +156,7 @@ class RowNumberSavepointITCase {
 
     @Test
     void readsTheKeysOfAProcessingTimeKeepFirstDedup() throws Exception {
-        String savepoint = runAndSave("proctime", null, PROCTIME_KEEP_FIRST);
+        String savepoint = runAndSave("proctime", Map.of(), PROCTIME_KEEP_FIRST);
         assertThat(WRITTEN.get("proctime")).isEqualTo(distinctIds());
 
         List<RowNumberSavepoint.Candidate> found = RowNumberSavepoint.candidates(savepoint);
@@ -159,11 +173,42 @@ class RowNumberSavepointITCase {
                                         .uidHash(found.get(0).uidHash())
                                         .readIds(env())))
                 .isEqualTo(distinctIds());
+        // a uid hash that is not the dedup's is refused, naming the dedup's
+        assertThatThrownBy(
+                        () ->
+                                RowNumberSavepoint.reader(savepoint)
+                                        .uidHash("0123456789abcdef0123456789abcdef")
+                                        .readIds(env()))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining(found.get(0).uidHash());
+    }
+
+    @Test
+    void readsACanonicalRocksDbSavepointOfAMiniBatchDedup() throws Exception {
+        Map<String, String> options = new java.util.HashMap<>(ROCKSDB);
+        options.put("table.exec.mini-batch.enabled", "true");
+        options.put("table.exec.mini-batch.allow-latency", "100 ms");
+        options.put("table.exec.mini-batch.size", "50");
+        String savepoint = runAndSave("mini-batch", options, PROCTIME_KEEP_FIRST);
+
+        assertThat(RowNumberSavepoint.candidates(savepoint)).hasSize(1);
+        assertThat(collect(RowNumberSavepoint.reader(savepoint).readIds(env())))
+                .isEqualTo(distinctIds());
+    }
+
+    @Test
+    void refusesANativeRocksDbSavepointNamingTheFormat() throws Exception {
+        String savepoint =
+                runAndSave("native", ROCKSDB, SavepointFormatType.NATIVE, PROCTIME_KEEP_FIRST);
+
+        assertThatThrownBy(() -> RowNumberSavepoint.reader(savepoint).readIds(env()))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("canonical");
     }
 
     @Test
     void readsTheKeysOfADedupWithStateTtl() throws Exception {
-        String savepoint = runAndSave("ttl", "1 h", PROCTIME_KEEP_FIRST);
+        String savepoint = runAndSave("ttl", TTL_1H, PROCTIME_KEEP_FIRST);
 
         assertThat(
                         collect(
@@ -178,7 +223,7 @@ class RowNumberSavepointITCase {
 
     @Test
     void readsTheEmittedKeysOfAnEventTimeKeepFirstDedupWithStateTtl() throws Exception {
-        String savepoint = runAndSave("rowtime", "1 h", ROWTIME_KEEP_FIRST);
+        String savepoint = runAndSave("rowtime", TTL_1H, ROWTIME_KEEP_FIRST);
         assertThat(WRITTEN.get("rowtime")).isEqualTo(distinctIds());
 
         List<RowNumberSavepoint.Candidate> found = RowNumberSavepoint.candidates(savepoint);
@@ -197,7 +242,7 @@ class RowNumberSavepointITCase {
         String savepoint =
                 runAndSave(
                         "two-columns",
-                        null,
+                        Map.of(),
                         "SELECT id FROM (SELECT id, k, ROW_NUMBER() OVER (PARTITION BY k, id ORDER"
                                 + " BY proctime) AS rn FROM (SELECT id, proctime,"
                                 + " CAST(CHAR_LENGTH(id) AS STRING) AS k FROM src)) WHERE rn = 1");
@@ -220,20 +265,6 @@ class RowNumberSavepointITCase {
         assertThatThrownBy(() -> RowNumberSavepoint.reader(savepoint).readIds(env()))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("readKeys");
-    }
-
-    @Test
-    void refusesAUidHashThatIsNoDedupListingTheCandidates() throws Exception {
-        String savepoint = runAndSave("wrong-hash", null, PROCTIME_KEEP_FIRST);
-        String dedup = RowNumberSavepoint.candidates(savepoint).get(0).uidHash();
-
-        assertThatThrownBy(
-                        () ->
-                                RowNumberSavepoint.reader(savepoint)
-                                        .uidHash("0123456789abcdef0123456789abcdef")
-                                        .readIds(env()))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining(dedup);
     }
 
     /** Adds each "run\tid" to {@link #WRITTEN}. */
