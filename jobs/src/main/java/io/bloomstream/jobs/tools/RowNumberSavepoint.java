@@ -345,6 +345,7 @@ public final class RowNumberSavepoint {
                             op.getOperatorID().toHexString()
                                     + " ("
                                     + op.getOperatorName().orElse("unnamed")
+                                    + op.getOperatorUid().map(u -> ", uid " + u).orElse("")
                                     + ") "
                                     + new java.util.TreeSet<>(meta.get().states().keySet()));
                 }

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.bloomstream.jobs.Await;
 import io.bloomstream.jobs.io.HoldAtEnd;
 import io.bloomstream.jobs.io.InputProgress;
+import io.bloomstream.table.BloomFunctions;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -77,7 +78,8 @@ class RowNumberSavepointITCase {
 
     /**
      * Runs {@code query} (over a view {@code src(id, ts, proctime)} with each id three times, ts
-     * its position) until it wrote every distinct id, and stops it with a canonical savepoint.
+     * its position, and {@code sharded(id, shard)} over it) until it wrote every distinct id, and
+     * stops it with a canonical savepoint.
      */
     private String runAndSave(String runId, Map<String, String> options, String query)
             throws Exception {
@@ -89,6 +91,7 @@ class RowNumberSavepointITCase {
             throws Exception {
         StreamExecutionEnvironment env = env(options);
         StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
+        BloomFunctions.registerAll(tEnv);
         DataStream<String> ids =
                 env.fromSource(
                                 new HoldAtEnd<>(
@@ -111,6 +114,8 @@ class RowNumberSavepointITCase {
                                         .watermark("ts", "SOURCE_WATERMARK()")
                                         .build())
                         .as("id", "ts", "proctime"));
+        tEnv.createTemporaryView(
+                "sharded", tEnv.sqlQuery("SELECT id, BLOOM_SHARD(id, 4) AS shard FROM src"));
         WRITTEN.put(runId, ConcurrentHashMap.newKeySet());
         tEnv.toChangelogStream(tEnv.sqlQuery(query))
                 .filter(r -> r.getKind() == RowKind.INSERT)
@@ -204,6 +209,28 @@ class RowNumberSavepointITCase {
         assertThatThrownBy(() -> RowNumberSavepoint.reader(savepoint).readIds(env()))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("canonical");
+    }
+
+    /**
+     * A {@code BLOOM_DEDUP} keeps Bloom filters, not ids: there are no ids to read back. Its
+     * savepoint is refused, with its operator (found by the query's {@code uid}) and state names.
+     */
+    @Test
+    void refusesABloomDedupSavepointListingItsState() throws Exception {
+        String savepoint =
+                runAndSave(
+                        "bloom-dedup",
+                        Map.of(),
+                        "SELECT id FROM BLOOM_DEDUP(input => TABLE sharded PARTITION BY shard,"
+                                + " id_column => 'id', expected_items => 1000, fpp => 0.000001,"
+                                + " uid => 'firsts')");
+
+        assertThat(RowNumberSavepoint.candidates(savepoint)).isEmpty();
+        assertThatThrownBy(() -> RowNumberSavepoint.reader(savepoint).readIds(env()))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("has 0 operators")
+                .hasMessageContaining("uid firsts")
+                .hasMessageContaining("bloom_pages_v6");
     }
 
     @Test
