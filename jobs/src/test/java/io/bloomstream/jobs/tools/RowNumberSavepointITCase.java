@@ -45,7 +45,8 @@ import org.junit.jupiter.api.io.TempDir;
  * RowNumberSavepoint} reads its keys back: exactly the distinct ids fed, found without being told
  * the operator's uid hash; with {@code table.exec.state.ttl} set too, and for an event-time dedup
  * (with a TTL), a mini-batch dedup on RocksDB, and a key of two columns; a native RocksDB savepoint
- * is refused. Each job runs on its own local mini-cluster, at parallelism 2.
+ * is refused. The ids of an exact {@code BLOOM_DEDUP} are read by {@link BloomDedupSavepoint}. Each
+ * job runs on its own local mini-cluster, at parallelism 2.
  */
 class RowNumberSavepointITCase {
 
@@ -212,8 +213,9 @@ class RowNumberSavepointITCase {
     }
 
     /**
-     * A {@code BLOOM_DEDUP} keeps Bloom filters, not ids: there are no ids to read back. Its
-     * savepoint is refused, with its operator (found by the query's {@code uid}) and state names.
+     * A {@code BLOOM_DEDUP} keeps Bloom filters, not ids: without exact mode there are no ids to
+     * read back: {@link RowNumberSavepoint} refuses its savepoint, listing its operator (with the
+     * query's {@code uid}) and states, and {@link BloomDedupSavepoint} reads no ids.
      */
     @Test
     void refusesABloomDedupSavepointListingItsState() throws Exception {
@@ -231,6 +233,32 @@ class RowNumberSavepointITCase {
                 .hasMessageContaining("has 0 operators")
                 .hasMessageContaining("uid firsts")
                 .hasMessageContaining("bloom_pages_v6");
+        // its exact entries are declared but empty
+        assertThat(collect(BloomDedupSavepoint.readIds(env(), savepoint, null))).isEmpty();
+    }
+
+    /**
+     * A {@code BLOOM_DEDUP} in exact mode keeps each id beside its filter: {@link
+     * BloomDedupSavepoint} reads them back, found by the query's uid or alone.
+     */
+    @Test
+    void readsTheIdsOfAnExactBloomDedup() throws Exception {
+        String savepoint =
+                runAndSave(
+                        "bloom-exact",
+                        Map.of(),
+                        "SELECT id FROM BLOOM_DEDUP(input => TABLE sharded PARTITION BY shard,"
+                                + " id_column => 'id', expected_items => 1000, fpp => 0.01,"
+                                + " exact => TRUE, uid => 'firsts')");
+
+        assertThat(collect(BloomDedupSavepoint.readIds(env(), savepoint, "firsts")))
+                .isEqualTo(distinctIds());
+        assertThat(collect(BloomDedupSavepoint.readIds(env(), savepoint, null)))
+                .isEqualTo(distinctIds());
+        assertThatThrownBy(() -> BloomDedupSavepoint.readIds(env(), savepoint, "other"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining(
+                        "has 0 BLOOM_DEDUP operators with exact entries of uid other");
     }
 
     @Test
