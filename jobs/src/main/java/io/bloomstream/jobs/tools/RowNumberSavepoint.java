@@ -203,23 +203,13 @@ public final class RowNumberSavepoint {
         public DataStream<String[]> readKeys(StreamExecutionEnvironment env) throws IOException {
             OperatorState op = operator();
             StateMetaInfoSnapshot state = stateOf(op);
-            if (state == null) {
-                throw new IllegalArgumentException(
-                        "uidHash "
-                                + uidHash
-                                + " has neither keyed state "
-                                + PROCTIME_STATE
-                                + " nor "
-                                + ROWTIME_STATE
-                                + ": it is no ROW_NUMBER keep-first dedup; the savepoint's are: "
-                                + candidates(path));
-            }
             TypeSerializer<Object> value = valueSerializer(state);
+            LogicalType[] types = keyTypes(op);
             return SavepointReader.read(env, path, backend)
                     .readKeyedState(
                             identifier(op),
-                            new Keys(state.getName(), value, stateTtl, keyTypes(op).length),
-                            InternalTypeInfo.ofFields(keyTypes(op)),
+                            new Keys(state.getName(), value, stateTtl, types.length),
+                            InternalTypeInfo.ofFields(types),
                             BasicArrayTypeInfo.STRING_ARRAY_TYPE_INFO);
         }
 
@@ -235,6 +225,7 @@ public final class RowNumberSavepoint {
             return readKeys(env).map(k -> k[0]).returns(Types.STRING).name("ids");
         }
 
+        /** The dedup operator: that of the uid hash, or the one candidate. */
         private OperatorState operator() throws IOException {
             List<OperatorState> all =
                     new ArrayList<>(
@@ -242,6 +233,18 @@ public final class RowNumberSavepoint {
             if (uidHash != null) {
                 for (OperatorState op : all) {
                     if (op.getOperatorID().toHexString().equals(uidHash)) {
+                        if (stateOf(op) == null) {
+                            throw new IllegalArgumentException(
+                                    "uidHash "
+                                            + uidHash
+                                            + " has neither keyed state "
+                                            + PROCTIME_STATE
+                                            + " nor "
+                                            + ROWTIME_STATE
+                                            + ": it is no ROW_NUMBER keep-first dedup; the"
+                                            + " savepoint's are: "
+                                            + candidates(path));
+                        }
                         return op;
                     }
                 }

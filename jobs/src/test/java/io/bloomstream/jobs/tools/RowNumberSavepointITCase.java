@@ -187,6 +187,21 @@ class RowNumberSavepointITCase {
                                         .readIds(env()))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining(found.get(0).uidHash());
+        // so is the uid hash of an operator that is there but is no dedup (the source)
+        String source =
+                org.apache.flink.state.api.runtime.SavepointLoader.loadSavepointMetadata(savepoint)
+                        .getOperatorStates()
+                        .stream()
+                        .filter(o -> o.getOperatorName().orElse("").contains("numbers"))
+                        .findFirst()
+                        .orElseThrow()
+                        .getOperatorID()
+                        .toHexString();
+        assertThatThrownBy(
+                        () -> RowNumberSavepoint.reader(savepoint).uidHash(source).readIds(env()))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("it is no ROW_NUMBER keep-first dedup")
+                .hasMessageContaining(found.get(0).uidHash());
     }
 
     @Test
