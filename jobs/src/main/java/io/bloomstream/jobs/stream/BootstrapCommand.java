@@ -16,6 +16,8 @@ import io.bloomstream.jobs.io.StateDirLock;
 import io.bloomstream.jobs.io.Tally;
 import io.bloomstream.jobs.io.Utf8LineFormat;
 import io.bloomstream.jobs.io.Utf8Lines;
+import io.bloomstream.jobs.tools.RowNumberSavepoint;
+import io.bloomstream.jobs.tools.SavepointInspection;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -79,13 +81,45 @@ public final class BootstrapCommand implements Callable<Integer> {
 
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
+    /** Where the ids come from: one of the two. */
+    static final class Source {
+        @Option(
+                names = "--ids",
+                required = true,
+                paramLabel = "FILE",
+                description =
+                        "The ids seen before: a file or a directory of files, as dedup's --input.")
+        String ids;
+
+        @Option(
+                names = "--from-savepoint",
+                required = true,
+                paramLabel = "PATH",
+                description =
+                        "The ids seen before: the keys of a Flink SQL ROW_NUMBER keep-first dedup"
+                                + " (PARTITION BY the id) in a canonical savepoint of its job.")
+        String fromSavepoint;
+    }
+
+    @ArgGroup(exclusive = true, multiplicity = "1")
+    Source source;
+
     @Option(
-            names = "--ids",
-            required = true,
-            paramLabel = "FILE",
+            names = "--uid-hash",
+            paramLabel = "HASH",
             description =
-                    "The ids seen before: a file or a directory of files, as dedup's --input.")
-    String ids;
+                    "With --from-savepoint: the dedup operator's uid hash (32 hex digits), when"
+                            + " the savepoint holds several (the error lists them).")
+    String uidHash;
+
+    @Option(
+            names = "--state-ttl",
+            paramLabel = "DURATION",
+            converter = io.bloomstream.jobs.io.Durations.DurationConverter.class,
+            description =
+                    "With --from-savepoint: the SQL job's table.exec.state.ttl, if it had one"
+                            + " (ids already expired under it are not carried).")
+    java.time.Duration stateTtl;
 
     @ArgGroup(exclusive = true, multiplicity = "1")
     Target target;
@@ -178,8 +212,24 @@ public final class BootstrapCommand implements Callable<Integer> {
         LineParser parser = records.parser();
         DedupConfig config =
                 DedupCommand.config(spec, expectedItems, fpp, exact, retention, timeField);
-        if (!Files.exists(Path.of(ids))) {
-            throw usage("--ids " + ids + " does not exist");
+        if (source.fromSavepoint == null) {
+            if (!Files.exists(Path.of(source.ids))) {
+                throw usage("--ids " + source.ids + " does not exist");
+            }
+            if (uidHash != null || stateTtl != null) {
+                throw usage("--uid-hash and --state-ttl go with --from-savepoint");
+            }
+        } else {
+            if (records.format != LineParser.Format.TEXT) {
+                throw usage(
+                        "--from-savepoint reads a ROW_NUMBER dedup's ids (PARTITION BY the id):"
+                                + " it takes no --format json, --id-field or --key-field");
+            }
+            try {
+                SavepointInspection.requireSavepoint("--from-savepoint", source.fromSavepoint);
+            } catch (IllegalArgumentException e) {
+                throw usage(e.getMessage());
+            }
         }
         if (target.savepointDir != null) {
             Path dir = target.savepointDir.toAbsolutePath().normalize();
@@ -237,16 +287,22 @@ public final class BootstrapCommand implements Callable<Integer> {
         conf.set(ExecutionOptions.RUNTIME_MODE, RuntimeExecutionMode.BATCH);
         conf.set(PipelineOptions.GENERIC_TYPES, true); // the State Processor API's records
         StreamExecutionEnvironment env = StreamExecutionEnvironment.createLocalEnvironment(2, conf);
-        FileSource<String> files =
-                FileSource.forRecordStreamFormat(
-                                new Utf8LineFormat(null, (int) Utf8Lines.DEFAULT_MAX_LINE_BYTES),
-                                new org.apache.flink.core.fs.Path(ids))
-                        .build();
-        SingleOutputStreamOperator<Parsed> parsed =
-                env.fromSource(files, WatermarkStrategy.noWatermarks(), "ids")
-                        .process(new Rejects(parser, true))
-                        .returns(Parsed.TYPE)
-                        .name("parse");
+        SingleOutputStreamOperator<Parsed> parsed;
+        if (source.fromSavepoint != null) {
+            parsed = fromSavepoint(env);
+        } else {
+            FileSource<String> files =
+                    FileSource.forRecordStreamFormat(
+                                    new Utf8LineFormat(
+                                            null, (int) Utf8Lines.DEFAULT_MAX_LINE_BYTES),
+                                    new org.apache.flink.core.fs.Path(source.ids))
+                            .build();
+            parsed =
+                    env.fromSource(files, WatermarkStrategy.noWatermarks(), "ids")
+                            .process(new Rejects(parser, true))
+                            .returns(Parsed.TYPE)
+                            .name("parse");
+        }
         StateBootstrapTransformation<Parsed> dedup =
                 records.keyed()
                         ? DedupBootstrap.perKey(
@@ -308,6 +364,28 @@ public final class BootstrapCommand implements Callable<Integer> {
         if (log != null) {
             err.println("Flink's log: " + log);
         }
+    }
+
+    /**
+     * The ids of a SQL {@code ROW_NUMBER} keep-first dedup's savepoint ({@link
+     * RowNumberSavepoint}), as parsed text lines, counted as read.
+     */
+    private SingleOutputStreamOperator<Parsed> fromSavepoint(StreamExecutionEnvironment env)
+            throws java.io.IOException {
+        RowNumberSavepoint.Builder reader = RowNumberSavepoint.reader(source.fromSavepoint);
+        if (uidHash != null) {
+            reader.uidHash(uidHash);
+        }
+        if (stateTtl != null) {
+            reader.stateTtl(stateTtl);
+        }
+        return reader.readIds(env)
+                .map(id -> new Parsed(id, null, new String[] {id}))
+                .returns(Parsed.TYPE)
+                .name("ids")
+                .map(new Tally<>(Tally.IN))
+                .returns(Parsed.TYPE)
+                .name("count");
     }
 
     /** The subtask states of the operator {@code uid} in the savepoint at {@code dir}. */

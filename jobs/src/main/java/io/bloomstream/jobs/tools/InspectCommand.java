@@ -214,10 +214,8 @@ public final class InspectCommand implements Callable<Integer> {
                     target.savepoint != null
                             ? target.savepoint
                             : SavepointInspection.latest(target.stateDir);
-            if (!Files.isRegularFile(Path.of(path).resolve("_metadata"))) {
-                throw new IllegalArgumentException(
-                        path + " is not a savepoint or checkpoint: it has no _metadata file");
-            }
+            SavepointInspection.requireSavepoint(
+                    target.savepoint != null ? "--savepoint" : "--state-dir", path);
             Logs.configure("inspect", false, null);
             reports = new SavepointInspection(path, uids, keyType, backend, kind).read();
         } catch (IllegalArgumentException e) {

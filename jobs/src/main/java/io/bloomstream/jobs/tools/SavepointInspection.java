@@ -32,7 +32,7 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  * {@code inspect --savepoint PATH | --state-dir DIR}: bloomstream's operators in a savepoint or
  * retained checkpoint ({@link BloomInspect}), as text or one JSON object.
  */
-final class SavepointInspection {
+public final class SavepointInspection {
 
     /** The key types {@code --key-type} names. */
     enum KeyType {
@@ -88,6 +88,31 @@ final class SavepointInspection {
                                                 + stateDir
                                                 + " holds no savepoint or checkpoint yet"))
                 .toString();
+    }
+
+    /**
+     * The local directory of a savepoint path as a user gives it: a plain path, or a {@code file:}
+     * URI as Flink prints savepoint paths.
+     */
+    public static Path localDir(String path) {
+        return path.startsWith("file:")
+                ? Path.of(new org.apache.flink.core.fs.Path(path).toUri().getPath())
+                : Path.of(path);
+    }
+
+    /**
+     * Refuses a path that is no savepoint or checkpoint (without a {@code _metadata} file).
+     *
+     * @throws IllegalArgumentException naming {@code flag} and the path
+     */
+    public static void requireSavepoint(String flag, String path) {
+        if (!Files.isRegularFile(localDir(path).resolve("_metadata"))) {
+            throw new IllegalArgumentException(
+                    flag
+                            + " "
+                            + path
+                            + " is not a savepoint or checkpoint: it has no _metadata file");
+        }
     }
 
     /** What each operator holds: a {@link FilterReport} or a {@link ScreenReport} per uid. */
