@@ -8,6 +8,7 @@ import io.bloomstream.flink.inspect.BloomInspect;
 import io.bloomstream.flink.inspect.FilterReport;
 import io.bloomstream.flink.inspect.ScreenReport;
 import io.bloomstream.jobs.console.Bytes;
+import io.bloomstream.jobs.console.JobFailedException;
 import io.bloomstream.jobs.io.StateDir;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -144,12 +145,30 @@ public final class SavepointInspection {
             } catch (IllegalArgumentException refused) {
                 throw refused;
             } catch (Exception e) {
+                String cause = JobFailedException.rootCause(e);
+                if (cause.contains("key serializer")) {
+                    throw new IllegalArgumentException(
+                            "the keys of uid '"
+                                    + uid
+                                    + "' are not "
+                                    + (keyType == null ? "STRING" : keyType)
+                                    + " (Flink refused the key serializer): give their type with"
+                                    + " --key-type STRING, INT or LONG");
+                }
                 if (first == null) {
                     first = e;
                 }
             }
         }
-        throw first;
+        throw JobFailedException.of(
+                "could not read uid '"
+                        + uid
+                        + "' of "
+                        + path
+                        + ": "
+                        + JobFailedException.rootCause(first),
+                first,
+                null);
     }
 
     private List<StateBackend> backends() {
