@@ -63,7 +63,8 @@ import picocli.CommandLine.Option;
         name = "bootstrap",
         mixinStandardHelpOptions = true,
         description = {
-            "Writes the dedup state of the ids in --ids, so that the next dedup passes none of them"
+            "Writes the dedup state of the ids in --ids (or in a Flink SQL ROW_NUMBER dedup's"
+                    + " savepoint: --from-savepoint), so that the next dedup passes none of them"
                     + " (new ids pass, dropped only as false positives, at most --fpp).",
             "--state-dir DIR: for 'bloomstream dedup --state-dir DIR' with the same flags."
                     + " --savepoint-dir DIR: a savepoint for 'flink run -s DIR' of a job with"
