@@ -40,6 +40,20 @@ class BootstrapCommandTest {
         return f;
     }
 
+    /** Runs {@code bootstrap --ids ids --state-dir state} with {@code flags}; it must succeed. */
+    private void bootstrap(String ids, Path state, String[] flags) {
+        String[] args = {"bootstrap", "--ids", ids, "--state-dir", state.toString()};
+        assertThat(cli.run(concat(args, flags))).as(cli.err.toString()).isZero();
+    }
+
+    /** Runs {@code dedup} on {@code state} with {@code flags}; it must succeed. */
+    private void dedup(String input, Path out, Path state, String[] flags) {
+        String[] args = {
+            "dedup", "--input", input, "--output", out.toString(), "--state-dir", state.toString()
+        };
+        assertThat(cli.run(concat(args, flags))).as(cli.err.toString()).isZero();
+    }
+
     /** The bootstrapped ids and as many new ones, shuffled together. */
     private static List<String> mixed(List<String> old, List<String> fresh, long seed) {
         List<String> all = new ArrayList<>(old);
@@ -59,38 +73,12 @@ class BootstrapCommandTest {
         List<String> fresh = ids(4402, 2_000);
         Path state = tmp.resolve("state");
         String[] sizing = {"--expected-items", "10000", "--fpp", "0.01"};
-        assertThat(
-                        cli.run(
-                                concat(
-                                        new String[] {
-                                            "bootstrap",
-                                            "--ids",
-                                            file("old.txt", old).toString(),
-                                            "--state-dir",
-                                            state.toString()
-                                        },
-                                        sizing)))
-                .as(cli.err.toString())
-                .isZero();
+        bootstrap(file("old.txt", old).toString(), state, sizing);
         assertThat(cli.err.toString())
                 .contains("read 2000 ids; 1024 shards (global)")
                 .contains("next: bloomstream dedup --state-dir " + state);
         Path out = tmp.resolve("out");
-        assertThat(
-                        cli.run(
-                                concat(
-                                        new String[] {
-                                            "dedup",
-                                            "--input",
-                                            file("day2.txt", mixed(old, fresh, 4403)).toString(),
-                                            "--output",
-                                            out.toString(),
-                                            "--state-dir",
-                                            state.toString()
-                                        },
-                                        sizing)))
-                .as(cli.err.toString())
-                .isZero();
+        dedup(file("day2.txt", mixed(old, fresh, 4403)).toString(), out, state, sizing);
         List<String> passed = Cli.readParts(out);
         assertThat(passed)
                 .as("bootstrapped ids that passed")
@@ -132,38 +120,12 @@ class BootstrapCommandTest {
             "--fpp",
             "0.01"
         };
-        assertThat(
-                        cli.run(
-                                concat(
-                                        new String[] {
-                                            "bootstrap",
-                                            "--ids",
-                                            file("old.json", bootstrapped).toString(),
-                                            "--state-dir",
-                                            state.toString()
-                                        },
-                                        flags)))
-                .as(cli.err.toString())
-                .isZero();
+        bootstrap(file("old.json", bootstrapped).toString(), state, flags);
         assertThat(cli.err.toString())
                 .contains("warning: 2 of 1002 lines could not be parsed")
                 .contains("read 1000 ids (2 lines rejected); 8 keys");
         Path out = tmp.resolve("out");
-        assertThat(
-                        cli.run(
-                                concat(
-                                        new String[] {
-                                            "dedup",
-                                            "--input",
-                                            file("day2.json", mixed(old, fresh, 4413)).toString(),
-                                            "--output",
-                                            out.toString(),
-                                            "--state-dir",
-                                            state.toString()
-                                        },
-                                        flags)))
-                .as(cli.err.toString())
-                .isZero();
+        dedup(file("day2.json", mixed(old, fresh, 4413)).toString(), out, state, flags);
         assertThat(new HashSet<>(Cli.readParts(out))).isEqualTo(new HashSet<>(fresh));
     }
 
@@ -177,35 +139,9 @@ class BootstrapCommandTest {
         List<String> fresh = ids(4442, 500);
         Path state = tmp.resolve("state");
         String[] flags = {"--retention", "1h", "--exact", "--expected-items", "2000"};
-        assertThat(
-                        cli.run(
-                                concat(
-                                        new String[] {
-                                            "bootstrap",
-                                            "--ids",
-                                            file("old.txt", old).toString(),
-                                            "--state-dir",
-                                            state.toString()
-                                        },
-                                        flags)))
-                .as(cli.err.toString())
-                .isZero();
+        bootstrap(file("old.txt", old).toString(), state, flags);
         Path out = tmp.resolve("out");
-        assertThat(
-                        cli.run(
-                                concat(
-                                        new String[] {
-                                            "dedup",
-                                            "--input",
-                                            file("day2.txt", mixed(old, fresh, 4443)).toString(),
-                                            "--output",
-                                            out.toString(),
-                                            "--state-dir",
-                                            state.toString()
-                                        },
-                                        flags)))
-                .as(cli.err.toString())
-                .isZero();
+        dedup(file("day2.txt", mixed(old, fresh, 4443)).toString(), out, state, flags);
         assertThat(new HashSet<>(Cli.readParts(out))).isEqualTo(new HashSet<>(fresh));
     }
 
