@@ -342,11 +342,17 @@ public final class BootstrapCommand implements Callable<Integer> {
                     "no id to bootstrap: " + read + " lines read, none parsed", null, log);
         }
         int subtasks = subtaskStates(savepoint, uid);
-        if (subtasks == 0) {
+        if (subtasks != env.getParallelism()) {
             // the State Processor API's task thread can fail without failing the job
             StateDir.deleteRecursively(savepoint);
             throw JobFailedException.of(
-                    "the bootstrap wrote no state for uid " + uid + " (see Flink's log)",
+                    "the bootstrap wrote the state of "
+                            + subtasks
+                            + " of its "
+                            + env.getParallelism()
+                            + " subtasks for uid "
+                            + uid
+                            + " (see Flink's log)",
                     null,
                     log);
         }

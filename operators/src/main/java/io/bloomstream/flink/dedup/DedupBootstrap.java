@@ -4,6 +4,7 @@ import io.bloomstream.flink.IdSelector;
 import io.bloomstream.flink.TimeDomain;
 import io.bloomstream.flink.internal.BootstrapOperator;
 import io.bloomstream.flink.internal.BootstrapResults;
+import io.bloomstream.flink.internal.ContiguousKeyGroups;
 import io.bloomstream.flink.internal.Shards;
 import java.util.Objects;
 import org.apache.flink.annotation.PublicEvolving;
@@ -54,10 +55,16 @@ import org.apache.flink.streaming.api.datastream.DataStream;
  * ids' environment a Kryo serializer for those records that works on JDK 17 without {@code
  * --add-opens} (Kryo's own cannot create their private nested classes there).
  *
+ * <p>Each entry point also turns off the adaptive batch scheduler's choice of parallelism on the
+ * ids' environment ({@code execution.batch.adaptive.auto-parallelism.enabled}): with it on, a large
+ * bootstrap (2*10^6 ids at parallelism 2 in a test) had a subtask handed key groups outside the
+ * range its state backend takes.
+ *
  * <p>Flink's State Processor API runs the operator in a thread of its own whose failure, in Flink
- * 2.2 and 2.3, can leave the job finished with a savepoint that holds no state for the operator:
- * check that the written {@code _metadata} has the operator's subtask states before using it
- * ({@code bloomstream bootstrap} does).
+ * 2.2 and 2.3, it swallows: the job then finishes with a savepoint that lacks that subtask's state
+ * (the operator logs the failure and drops the rest of its input, where the thread's end would
+ * otherwise leave the job waiting for ever). Check that the written {@code _metadata} has a state
+ * for every subtask of the operator before using it ({@code bloomstream bootstrap} does).
  *
  * <p>Not supported (refused): event-time retention and {@link FirstBy#EVENT_TIME}, which judge ids
  * by their timestamps against a watermark a bootstrap has no good value for.
@@ -87,6 +94,7 @@ public final class DedupBootstrap {
         checkSupported(config);
         DedupOperator<K, T> operator = BloomDedup.perKeyOperator(ids.getType(), id, config);
         BootstrapResults.register(ids.getExecutionEnvironment());
+        ContiguousKeyGroups.require(ids.getExecutionEnvironment());
         return OperatorTransformation.bootstrapWith(ids)
                 .keyBy(key, keyType)
                 .transform(BootstrapOperator.factory(operator));
@@ -105,6 +113,7 @@ public final class DedupBootstrap {
         checkSupported(config);
         DedupOperator<Integer, T> operator = BloomDedup.globalOperator(ids.getType(), id, config);
         BootstrapResults.register(ids.getExecutionEnvironment());
+        ContiguousKeyGroups.require(ids.getExecutionEnvironment());
         // the shard of each id, as the job's keyBy routes it; the operator hashes each id itself
         Shards.Selector<T> shards = new Shards.Selector<>(id, config.shards(), config.hasher());
         return OperatorTransformation.bootstrapWith(ids)

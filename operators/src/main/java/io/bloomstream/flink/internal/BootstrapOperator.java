@@ -57,6 +57,12 @@ public final class BootstrapOperator<IN>
      */
     static final long CHECKPOINT_ID = 0L;
 
+    private static final org.slf4j.Logger LOG =
+            org.slf4j.LoggerFactory.getLogger(BootstrapOperator.class);
+
+    /** The first failure of the wrapped operator, after which the input is dropped. */
+    private transient Throwable failure;
+
     private final OneInputStreamOperator<IN, ?> operator;
     private final transient StreamTask<?, ?> task;
     private final long timestamp;
@@ -89,19 +95,33 @@ public final class BootstrapOperator<IN>
         return (timestamp, path) -> new Factory<>(operator, timestamp, path);
     }
 
+    /** Done in {@link #processElement}, so that its failure is kept there too. */
     @Override
-    public void setKeyContextElement1(StreamRecord<?> record) throws Exception {
-        operator.setKeyContextElement1(record);
-    }
+    public void setKeyContextElement1(StreamRecord<?> record) {}
 
     @Override
     public void setKeyContextElement2(StreamRecord<?> record) throws Exception {
         operator.setKeyContextElement2(record);
     }
 
+    /**
+     * Judges the element; after a failure, drops the rest of the input and fails at its end ({@link
+     * #endInput}). Flink's bootstrap runner feeds this operator's thread through a queue of 16 and
+     * swallows that thread's failure: a failure thrown here would end the thread, fill the queue
+     * and leave the job's input task waiting on it for ever.
+     */
     @Override
     public void processElement(StreamRecord<IN> element) throws Exception {
-        operator.processElement(element);
+        if (failure != null) {
+            return;
+        }
+        try {
+            operator.setKeyContextElement1(element);
+            operator.processElement(element);
+        } catch (Exception | Error e) {
+            failure = e;
+            LOG.error("bootstrap failed; the rest of the input is dropped", e);
+        }
     }
 
     /** Not passed on (see the class comment). */
@@ -143,6 +163,9 @@ public final class BootstrapOperator<IN>
      */
     @Override
     public void endInput() throws Exception {
+        if (failure != null) {
+            throw new IllegalStateException("bootstrap failed: " + failure, failure);
+        }
         var conf = task.getJobConfiguration();
         TaggedOperatorSubtaskState state =
                 SnapshotUtils.snapshot(
