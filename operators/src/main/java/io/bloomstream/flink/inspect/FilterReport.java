@@ -28,7 +28,10 @@ import org.apache.flink.annotation.PublicEvolving;
  * @param fullest the fullest keys, by their fullest stage's fill, most full first (at most {@link
  *     BloomInspect#FULLEST_KEYS})
  * @param itemsAdded the items the filters recorded as added (dedup: the ids passed and still held)
- * @param estimate the estimated distinct items from the set bits, with its standard error
+ * @param estimate the estimated distinct items the filters have seen, from the set bits, with its
+ *     standard error: it also counts the items dropped as false positives, which {@code itemsAdded}
+ *     leaves out (at 10^7 ids and fill 0.36, 7,498,227 &plusmn; 560 against 7,498,941 distinct ids
+ *     read and 7,496,488 added)
  * @param fullestStageFill the fill expected of the fullest stage from its items (1 - e^(-kn/m))
  * @param fullestStageFpp the false-positive rate of the fullest stage from its items
  * @param targetFpp the configured false-positive rate (from the shape), or NaN if not recorded
