@@ -7,11 +7,13 @@ import io.bloomstream.flink.IdSelector;
 import io.bloomstream.flink.dedup.BloomDedup;
 import io.bloomstream.flink.dedup.DedupConfig;
 import io.bloomstream.testing.Backend;
+import io.bloomstream.testing.JobWaits;
 import io.bloomstream.testing.MiniClusters;
 import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.Random;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.apache.flink.api.common.RuntimeExecutionMode;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
@@ -57,6 +59,7 @@ class BloomInspectITCase {
     static final String[] IDS = ids(new Random(4301));
 
     private static final ConcurrentLinkedQueue<String> OUT = new ConcurrentLinkedQueue<>();
+    private static volatile CountDownLatch sentinelPassed = new CountDownLatch(1);
 
     static String[] ids(Random random) {
         String[] ids = new String[EVENTS + 1];
@@ -155,6 +158,7 @@ class BloomInspectITCase {
     private static String run(Backend backend, boolean perKey, boolean exact, Path tmp)
             throws Exception {
         OUT.clear();
+        sentinelPassed = new CountDownLatch(1);
         Configuration conf = backend.jobConfig();
         conf.set(CoreOptions.DEFAULT_PARALLELISM, 1);
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(conf);
@@ -179,12 +183,7 @@ class BloomInspectITCase {
                         : BloomDedup.global(in, id, config(exact));
         passed.sinkTo(new CollectSink());
         JobClient job = env.executeAsync("inspected");
-        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
-        while (!OUT.contains(SENTINEL)) {
-            assertThat(System.nanoTime()).as("the sentinel passed").isLessThan(deadline);
-            assertThat(job.getJobStatus().get().isGloballyTerminalState()).isFalse();
-            Thread.sleep(50);
-        }
+        JobWaits.until(job, sentinelPassed, "the sentinel passed");
         return job.stopWithSavepoint(false, tmp.toUri().toString(), SavepointFormatType.CANONICAL)
                 .get(2, TimeUnit.MINUTES);
     }
@@ -203,6 +202,9 @@ class BloomInspectITCase {
                 @Override
                 public void write(String element, Context context) {
                     OUT.add(element);
+                    if (element.equals(SENTINEL)) {
+                        sentinelPassed.countDown();
+                    }
                 }
 
                 @Override
