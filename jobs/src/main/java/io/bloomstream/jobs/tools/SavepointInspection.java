@@ -182,10 +182,6 @@ public final class SavepointInspection {
     }
 
     private Object readWith(String uid, StateBackend b) throws Exception {
-        if (!BloomInspect.holds(path, uid)) {
-            throw new IllegalArgumentException(
-                    path + " holds no state of an operator with uid '" + uid + "'");
-        }
         String kind = this.kind != null ? this.kind : kindOf(uid);
         if (kind.equals("screen")) {
             return BloomInspect.screen(env(), path, b, uid);

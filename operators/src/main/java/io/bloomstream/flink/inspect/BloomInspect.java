@@ -65,10 +65,14 @@ public final class BloomInspect {
 
     /** The uids among bloomstream's defaults whose operators hold state in the savepoint. */
     public static List<String> defaultUids(String path) throws IOException {
+        java.util.Set<OperatorID> held = new java.util.HashSet<>();
+        for (OperatorState s : SavepointLoader.loadSavepointMetadata(path).getOperatorStates()) {
+            held.add(s.getOperatorID());
+        }
         List<String> found = new ArrayList<>();
         for (String uid :
                 List.of(BloomDedup.DEFAULT_UID, BloomCount.DEFAULT_UID, BloomScreen.DEFAULT_UID)) {
-            if (holds(path, uid)) {
+            if (held.contains(OperatorIdentifier.forUid(uid).getOperatorId())) {
                 found.add(uid);
             }
         }
@@ -147,29 +151,28 @@ public final class BloomInspect {
         OperatorState state = require(path, uid, "screen");
         SavepointReader reader = SavepointReader.read(env, path, backend);
         OperatorIdentifier id = OperatorIdentifier.forUid(uid);
-        Map<String, String> filter = new java.util.TreeMap<>();
-        for (Tuple2<String, String> kv :
-                collect(
-                        reader.readBroadcastState(
-                                id,
-                                ScreenFunction.FILTER_STATE.getName(),
-                                Types.STRING,
-                                Types.STRING))) {
-            filter.put(kv.f0, kv.f1);
-        }
-        // broadcast state is the same on every subtask: count each entry once
-        Map<String, Boolean> overlay = new java.util.HashMap<>();
-        for (Tuple2<String, Boolean> kv :
-                collect(
-                        reader.readBroadcastState(
-                                id,
-                                ScreenFunction.OVERLAY_STATE.getName(),
-                                Types.STRING,
-                                Types.BOOLEAN))) {
-            overlay.put(kv.f0, kv.f1);
-        }
+        Map<String, String> filter =
+                new java.util.TreeMap<>(
+                        broadcast(reader, id, ScreenFunction.FILTER_STATE.getName(), Types.STRING));
+        Map<String, Boolean> overlay =
+                broadcast(reader, id, ScreenFunction.OVERLAY_STATE.getName(), Types.BOOLEAN);
         long added = overlay.values().stream().filter(b -> b).count();
         return new ScreenReport(uid, filter, added, overlay.size() - added, state.getStateSize());
+    }
+
+    /**
+     * A broadcast state of string keys as a map: it is the same on every subtask, so each entry
+     * counts once.
+     */
+    private static <V> Map<String, V> broadcast(
+            SavepointReader reader, OperatorIdentifier id, String name, TypeInformation<V> type)
+            throws Exception {
+        Map<String, V> entries = new java.util.HashMap<>();
+        for (Tuple2<String, V> kv :
+                collect(reader.readBroadcastState(id, name, Types.STRING, type))) {
+            entries.put(kv.f0, kv.f1);
+        }
+        return entries;
     }
 
     private static OperatorState operatorState(String path, String uid) throws IOException {
