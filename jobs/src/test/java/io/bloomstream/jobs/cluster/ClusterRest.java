@@ -228,10 +228,23 @@ final class ClusterRest {
 
     /** Stops the job with a savepoint in {@code dir} and waits until it is FINISHED. */
     void stopWithSavepoint(String jobId, URI dir, long timeoutMillis) throws Exception {
+        stopWithSavepoint(jobId, dir, timeoutMillis, "CANONICAL");
+    }
+
+    /**
+     * Stops the job with a savepoint of {@code format} (CANONICAL or NATIVE: the state backend's
+     * own files, what an incremental RocksDB checkpoint writes) and waits until it is FINISHED.
+     */
+    void stopWithSavepoint(String jobId, URI dir, long timeoutMillis, String format)
+            throws Exception {
         String request =
                 post(
                                 "/jobs/" + jobId + "/stop",
-                                "{\"targetDirectory\":\"" + dir + "\",\"drain\":false}")
+                                "{\"targetDirectory\":\""
+                                        + dir
+                                        + "\",\"drain\":false,\"formatType\":\""
+                                        + format
+                                        + "\"}")
                         .path("request-id")
                         .asText();
         long deadline = System.currentTimeMillis() + timeoutMillis;

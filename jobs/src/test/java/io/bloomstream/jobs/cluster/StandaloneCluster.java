@@ -54,6 +54,7 @@ final class StandaloneCluster implements AutoCloseable {
     private Process jobManager;
     private int jobManagerStarts;
     private List<String> tmParams;
+    private Path recordings;
 
     StandaloneCluster(Path dir) throws Exception {
         this(dir, Map.of());
@@ -126,13 +127,27 @@ final class StandaloneCluster implements AutoCloseable {
         processes.add(jobManager);
     }
 
+    /**
+     * Has the TaskManagers started from now on record a JFR profile ({@code settings=profile}) to
+     * {@code dir/tm-N.jfr}, written when the process stops (not when it is killed).
+     */
+    void recordTaskManagers(Path dir) {
+        this.recordings = dir;
+    }
+
     /** Starts one more TaskManager, named {@code tm-N}; returns its name. Does not wait. */
     String startTaskManager() throws IOException {
         String name = "tm-" + taskManagers.size();
+        String jvm = tmParams.get(0);
+        if (recordings != null) {
+            jvm +=
+                    " -XX:StartFlightRecording=settings=profile,dumponexit=true,filename="
+                            + recordings.resolve(name + ".jfr");
+        }
         Process p =
                 launch(
                         name,
-                        tmParams.get(0),
+                        jvm,
                         "org.apache.flink.runtime.taskexecutor.TaskManagerRunner",
                         tmParams.get(1) + " -D taskmanager.resource-id=" + name);
         processes.add(p);
@@ -143,6 +158,11 @@ final class StandaloneCluster implements AutoCloseable {
     /** Kills TaskManager {@code name} with SIGKILL and waits until the process is gone. */
     void killTaskManager(String name) throws InterruptedException {
         kill(taskManagers.get(name));
+    }
+
+    /** The process id of TaskManager {@code name}. */
+    long taskManagerPid(String name) {
+        return taskManagers.get(name).pid();
     }
 
     /** Kills the JobManager with SIGKILL and waits until the process is gone. */
