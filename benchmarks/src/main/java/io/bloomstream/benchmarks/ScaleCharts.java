@@ -21,9 +21,9 @@ import org.knowm.xchart.style.Styler;
  * The charts and the goals of the scale benchmark on a standalone cluster (issue 44), from the CSV
  * files jobs' {@code ScaleBenchmark} writes ({@code scale-N-steps.csv}, {@code -checkpoints.csv},
  * {@code -recovery.csv}, {@code -summary.csv}): the rate against the distinct ids so far, the
- * checkpoint's full and incremental size and its duration against the distinct ids, and the
- * recovery times after the kill; then the issue's goals, each met or NOT MET, compared at the same
- * number of distinct ids.
+ * checkpoints' full size, the size they uploaded and their duration against the distinct ids, and
+ * the recovery times after the kill; then the issue's goals, each met or NOT MET, compared at the
+ * same number of distinct ids.
  *
  * <p>Usage: {@code java -cp benchmarks/target/benchmarks.jar io.bloomstream.benchmarks.ScaleCharts
  * DIR N [CHART_DIR]}: reads {@code DIR/scale-N-*.csv}, writes {@code CHART_DIR/scale-N-*.png}
@@ -120,10 +120,14 @@ public final class ScaleCharts {
         Figures f = read(dir, prefix);
         LogLogChart.savePng(rateChart(f), charts.resolve(prefix + "-rate.png"));
         LogLogChart.savePng(
-                checkpointChart(f, "checkpoint size", "MiB", c -> c.full() / 1048576.0, true),
+                checkpointChart(f, "full size", "MiB", c -> c.full() / 1048576.0),
                 charts.resolve(prefix + "-checkpoint-size.png"));
         LogLogChart.savePng(
-                checkpointChart(f, "checkpoint duration", "s", c -> c.ms() / 1000.0, false),
+                checkpointChart(
+                        f, "size uploaded (incremental)", "MiB", c -> c.incremental() / 1048576.0),
+                charts.resolve(prefix + "-checkpoint-incremental.png"));
+        LogLogChart.savePng(
+                checkpointChart(f, "duration", "s", c -> c.ms() / 1000.0),
                 charts.resolve(prefix + "-checkpoint-duration.png"));
         if (!f.recoveries().isEmpty()) {
             org.knowm.xchart.BitmapEncoder.saveBitmap(
@@ -231,16 +235,9 @@ public final class ScaleCharts {
         return chart;
     }
 
-    /**
-     * A checkpoint figure against distinct ids: the full size solid, the incremental upload dashed
-     * when {@code withIncremental}.
-     */
+    /** A checkpoint figure against distinct ids, a line per contender. */
     static XYChart checkpointChart(
-            Figures f,
-            String what,
-            String unit,
-            ToDoubleFunction<Checkpoint> value,
-            boolean withIncremental) {
+            Figures f, String what, String unit, ToDoubleFunction<Checkpoint> value) {
         XYChart chart =
                 LogLogChart.create(
                         "RocksDB incremental checkpoints every 10 s: " + what,
@@ -249,22 +246,14 @@ public final class ScaleCharts {
         for (String c : contenders(f)) {
             List<Double> x = new ArrayList<>();
             List<Double> y = new ArrayList<>();
-            List<Double> inc = new ArrayList<>();
             for (Checkpoint k : f.checkpoints()) {
                 if (k.contender().equals(c) && k.distinct() > 0 && value.applyAsDouble(k) > 0) {
                     x.add((double) k.distinct());
                     y.add(value.applyAsDouble(k));
-                    inc.add(Math.max(1e-3, k.incremental() / 1048576.0));
                 }
             }
-            if (x.isEmpty()) {
-                continue;
-            }
-            String name = NAMES.getOrDefault(c, c);
-            LogLogChart.addLine(
-                    chart, withIncremental ? name + ", full" : name, x, y, color(c), "heap");
-            if (withIncremental) {
-                LogLogChart.addLine(chart, name + ", incremental", x, inc, color(c), "rocksdb");
+            if (!x.isEmpty()) {
+                LogLogChart.addLine(chart, NAMES.getOrDefault(c, c), x, y, color(c), "heap");
             }
         }
         return chart;

@@ -92,7 +92,13 @@ class ScaleChartsTest {
         Files.writeString(dir.resolve("scale-7-recovery.csv"), RECOVERY);
         Files.writeString(dir.resolve("scale-7-summary.csv"), SUMMARY);
         ScaleCharts.main(new String[] {dir.toString(), "7"});
-        for (String chart : List.of("rate", "checkpoint-size", "checkpoint-duration", "recovery")) {
+        for (String chart :
+                List.of(
+                        "rate",
+                        "checkpoint-size",
+                        "checkpoint-incremental",
+                        "checkpoint-duration",
+                        "recovery")) {
             assertThat(dir.resolve("scale-7-" + chart + ".png")).isNotEmptyFile();
         }
         assertThat(dir.resolve("scale-7.md")).isNotEmptyFile();
