@@ -40,10 +40,7 @@ class ScaleChartsTest {
 
     @Test
     void goalsCompareTheContendersAtTheIdsTheSlowerReached(@TempDir Path dir) throws Exception {
-        Files.writeString(dir.resolve("scale-7-steps.csv"), STEPS);
-        Files.writeString(dir.resolve("scale-7-checkpoints.csv"), CHECKPOINTS);
-        Files.writeString(dir.resolve("scale-7-recovery.csv"), RECOVERY);
-        Files.writeString(dir.resolve("scale-7-summary.csv"), SUMMARY);
+        write(dir, STEPS);
         ScaleCharts.Figures f = ScaleCharts.read(dir, "scale-7");
         List<ScaleCharts.Goal> goals = ScaleCharts.goals(f);
         assertThat(goals)
@@ -74,10 +71,7 @@ class ScaleChartsTest {
 
     @Test
     void aMissedGoalSaysSo(@TempDir Path dir) throws Exception {
-        Files.writeString(dir.resolve("scale-7-steps.csv"), STEPS.replace("600000.0", "300000.0"));
-        Files.writeString(dir.resolve("scale-7-checkpoints.csv"), CHECKPOINTS);
-        Files.writeString(dir.resolve("scale-7-recovery.csv"), RECOVERY);
-        Files.writeString(dir.resolve("scale-7-summary.csv"), SUMMARY);
+        write(dir, STEPS.replace("600000.0", "300000.0"));
         ScaleCharts.Figures f = ScaleCharts.read(dir, "scale-7");
         assertThat(ScaleCharts.goals(f).get(0).value()).isCloseTo(7.5, within(1e-9));
         assertThat(ScaleCharts.report(f))
@@ -87,10 +81,7 @@ class ScaleChartsTest {
 
     @Test
     void chartsAreDrawn(@TempDir Path dir) throws Exception {
-        Files.writeString(dir.resolve("scale-7-steps.csv"), STEPS);
-        Files.writeString(dir.resolve("scale-7-checkpoints.csv"), CHECKPOINTS);
-        Files.writeString(dir.resolve("scale-7-recovery.csv"), RECOVERY);
-        Files.writeString(dir.resolve("scale-7-summary.csv"), SUMMARY);
+        write(dir, STEPS);
         ScaleCharts.main(new String[] {dir.toString(), "7"});
         for (String chart :
                 List.of(
@@ -102,5 +93,13 @@ class ScaleChartsTest {
             assertThat(dir.resolve("scale-7-" + chart + ".png")).isNotEmptyFile();
         }
         assertThat(dir.resolve("scale-7.md")).isNotEmptyFile();
+    }
+
+    /** The four CSV files of a run "7" in {@code dir}, with {@code steps} as its steps. */
+    private static void write(Path dir, String steps) throws java.io.IOException {
+        Files.writeString(dir.resolve("scale-7-steps.csv"), steps);
+        Files.writeString(dir.resolve("scale-7-checkpoints.csv"), CHECKPOINTS);
+        Files.writeString(dir.resolve("scale-7-recovery.csv"), RECOVERY);
+        Files.writeString(dir.resolve("scale-7-summary.csv"), SUMMARY);
     }
 }
