@@ -28,7 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
  * run} at parallelism 2, on RocksDB with incremental checkpoints every 10 s, over {@code 2 *
  * distinct} string ids (each twice, in random order). It records, at each step of the events read
  * (1, 2 and 5 times each power of ten below the step, then every step: 10^6 events below 10^8
- * distinct ids, 10^7 from there), the rate over the step, the ids passed so far, the latest
+ * distinct ids, 10^7 from there), the rate over the step, the distinct ids so far, the latest
  * completed checkpoint (its full state size, what it uploaded, its duration) and the resident
  * memory of each TaskManager; and every completed checkpoint.
  *
@@ -111,7 +111,7 @@ class ScaleBenchmark {
                                 steps.row(
                                         contender,
                                         s.events(),
-                                        s.passed(),
+                                        s.distinct(),
                                         fmt(s.seconds()),
                                         fmt(s.rate()),
                                         s.recovery(),
@@ -128,7 +128,7 @@ class ScaleBenchmark {
                                                 contender,
                                                 c.id(),
                                                 c.events(),
-                                                c.passed(),
+                                                c.distinct(),
                                                 c.stateBytes(),
                                                 c.uploadedBytes(),
                                                 c.ms()));
@@ -137,7 +137,7 @@ class ScaleBenchmark {
                     recoveries.row(
                             contender,
                             r.killedAtEvents(),
-                            r.killedAtPassed(),
+                            r.killedAtDistinct(),
                             r.restoredEvents(),
                             r.restoredStateBytes(),
                             r.runningMs(),

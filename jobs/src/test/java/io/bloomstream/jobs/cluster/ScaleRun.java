@@ -29,7 +29,7 @@ final class ScaleRun {
     /** One step of a run. */
     record Step(
             long events,
-            long passed,
+            long distinct,
             double seconds,
             double rate,
             boolean recovery,
@@ -41,12 +41,12 @@ final class ScaleRun {
 
     /** One completed checkpoint. */
     record Checkpoint(
-            long id, long events, long passed, long stateBytes, long uploadedBytes, long ms) {}
+            long id, long events, long distinct, long stateBytes, long uploadedBytes, long ms) {}
 
     /** What the kill cost. */
     record Recovery(
             long killedAtEvents,
-            long killedAtPassed,
+            long killedAtDistinct,
             long restoredEvents,
             long restoredStateBytes,
             long runningMs,
@@ -62,7 +62,6 @@ final class ScaleRun {
     Recovery recovery;
     boolean finished;
     long events;
-    long passed;
     double seconds;
     private StandaloneCluster cluster;
     private ClusterRest rest;
@@ -165,7 +164,6 @@ final class ScaleRun {
                 throw new AssertionError(contender + ": job " + state + "; logs in " + dir);
             }
             long e = gauge(ScaleJob.EVENTS);
-            long p = gauge(ScaleJob.PASSED);
             samples.put(now, e);
             recordCheckpoints();
             if (e > lastEvents) {
@@ -189,7 +187,6 @@ final class ScaleRun {
                 lastEvents = e;
             }
             events = Math.max(events, e);
-            passed = Math.max(passed, p);
             if (recovery == null
                     && !checkpoints.isEmpty()
                     && (e >= DISTINCT || (exact() && now - start >= BUDGET_MS / 2))) {
