@@ -42,9 +42,9 @@ class ScaleChartsTest {
     void goalsCompareTheContendersAtTheIdsTheSlowerReached(@TempDir Path dir) throws Exception {
         write(dir, STEPS);
         ScaleCharts.Figures f = ScaleCharts.read(dir, "scale-7");
-        List<ScaleCharts.Goal> goals = ScaleCharts.goals(f);
+        List<ScaleGoals.Goal> goals = ScaleGoals.goals(f);
         assertThat(goals)
-                .extracting(ScaleCharts.Goal::goal)
+                .extracting(ScaleGoals.Goal::goal)
                 .containsExactly(
                         "BloomDedup rate / exact's, same ids",
                         "BloomDedup checkpoint / exact's, same ids",
@@ -61,7 +61,7 @@ class ScaleChartsTest {
         assertThat(goals.get(2).met()).isTrue();
         // the last clean step (the kill's left out) against the one at 10^6 ids
         assertThat(goals.get(3).value()).isCloseTo(0.9, within(1e-9));
-        String report = ScaleCharts.report(f);
+        String report = ScaleGoals.report(f);
         assertThat(report)
                 .contains(
                         "| BloomDedup (default config) | finished | 9,990,000 | 40,000,000 | 40 |")
@@ -73,8 +73,8 @@ class ScaleChartsTest {
     void aMissedGoalSaysSo(@TempDir Path dir) throws Exception {
         write(dir, STEPS.replace("600000.0", "300000.0"));
         ScaleCharts.Figures f = ScaleCharts.read(dir, "scale-7");
-        assertThat(ScaleCharts.goals(f).get(0).value()).isCloseTo(7.5, within(1e-9));
-        assertThat(ScaleCharts.report(f))
+        assertThat(ScaleGoals.goals(f).get(0).value()).isCloseTo(7.5, within(1e-9));
+        assertThat(ScaleGoals.report(f))
                 .contains(
                         "| BloomDedup rate / exact's, same ids | 300,000/s at 4.00M ids vs 40,000/s at 4.10M | 7.50 | >= 10.0 | NOT MET |");
     }
